@@ -1,0 +1,388 @@
+//! FEN in and out for every board size: multi-digit empty runs (`10`),
+//! holdings in brackets (`[Qp]`), X-FEN and Shredder-FEN castling, and the
+//! relocation field (7th) for positions inside a setup phase (uses position).
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::geometry::Square;
+use crate::piece::{Cell, Color, PieceKind};
+use crate::position::{Position, NO_SQUARE};
+use crate::variant::Variant;
+
+/// Why a FEN was rejected. Messages quote the offending part.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// Nothing to parse.
+    #[error("empty FEN")]
+    Empty,
+    /// Wrong number of ranks.
+    #[error("FEN has {found} ranks, the {variant} board has {expected}")]
+    RankCount {
+        /// Ranks in the FEN.
+        found: usize,
+        /// Ranks of the board.
+        expected: u8,
+        /// Variant name.
+        variant: String,
+    },
+    /// A rank with the wrong number of squares.
+    #[error("FEN rank {rank} has {found} squares, the board has {expected} files")]
+    RankWidth {
+        /// 1-based rank number.
+        rank: usize,
+        /// Squares described.
+        found: usize,
+        /// Files of the board.
+        expected: u8,
+    },
+    /// A letter that is not a piece of this variant.
+    #[error("unknown piece letter {0:?} in FEN")]
+    UnknownPiece(char),
+    /// Something that is not a letter, digit or '/'.
+    #[error("unexpected character {0:?} in FEN board")]
+    BadCharacter(char),
+    /// Holdings where the variant has none, or bad holdings.
+    #[error("bad holdings {0:?}")]
+    BadHoldings(String),
+    /// Side to move not `w` or `b`.
+    #[error("side to move must be 'w' or 'b', not {0:?}")]
+    BadSide(String),
+    /// Unknown castling letter.
+    #[error("bad castling field {0:?}")]
+    BadCastling(String),
+    /// Bad en-passant square.
+    #[error("bad en-passant square {0:?}")]
+    BadEnPassant(String),
+    /// A clock that is not a number.
+    #[error("bad move counter {0:?}")]
+    BadCounter(String),
+    /// Missing or extra royal pieces.
+    #[error("{color} must have exactly one {piece} (found {count})")]
+    RoyalCount {
+        /// Colour name.
+        color: &'static str,
+        /// Royal piece name.
+        piece: String,
+        /// How many were found.
+        count: usize,
+    },
+    /// Bad relocation (7th) field.
+    #[error("bad setup field {0:?}")]
+    BadSetup(String),
+    /// More fields than a FEN has.
+    #[error("unexpected text after the FEN: {0:?}")]
+    TrailingText(String),
+    /// The side not to move is in check.
+    #[error("the side not to move is in check")]
+    OpponentInCheck,
+}
+
+impl Position {
+    /// The variant's start position.
+    pub fn startpos(variant: Arc<Variant>) -> Result<Position, FenError> {
+        let fen = variant.start_fen.clone();
+        Position::from_fen(variant, &fen)
+    }
+
+    /// Parses a FEN for `variant`.
+    ///
+    /// ```
+    /// use menagerie::variant::Registry;
+    /// use menagerie::position::Position;
+    /// let reg = Registry::builtin();
+    /// let pos = Position::from_fen(reg.get("capablanca").unwrap(),
+    ///     "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1").unwrap();
+    /// assert_eq!(pos.to_fen(), "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1");
+    /// ```
+    pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let Some(&board_field) = fields.first() else { return Err(FenError::Empty) };
+        if fields.len() > 7 {
+            return Err(FenError::TrailingText(fields[7..].join(" ")));
+        }
+        let mut pos = Position::empty(Arc::clone(&variant));
+        let shape = variant.shape;
+
+        // Board and holdings.
+        let (rows_text, holdings) = match board_field.find('[') {
+            Some(i) => {
+                let rest = &board_field[i + 1..];
+                let Some(rest) = rest.strip_suffix(']') else {
+                    return Err(FenError::BadHoldings(board_field[i..].to_string()));
+                };
+                (&board_field[..i], Some(rest))
+            }
+            None => (board_field, None),
+        };
+        let rows: Vec<&str> = rows_text.split('/').collect();
+        if rows.len() != shape.ranks as usize {
+            return Err(FenError::RankCount { found: rows.len(), expected: shape.ranks, variant: variant.name.clone() });
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let rank = shape.ranks as usize - 1 - i;
+            let mut file = 0usize;
+            let mut chars = row.chars().peekable();
+            while let Some(c) = chars.next() {
+                if let Some(d) = c.to_digit(10) {
+                    let mut n = d as usize;
+                    while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
+                        n = n * 10 + d2 as usize;
+                        chars.next();
+                        if n > 100 {
+                            break;
+                        }
+                    }
+                    if n == 0 {
+                        return Err(FenError::BadCharacter('0'));
+                    }
+                    file += n;
+                } else if c == '~' {
+                    // Promoted marker (crazyhouse FENs); promoted men do not revert here.
+                } else if c.is_ascii_alphabetic() {
+                    let kind = variant.kind_of_letter(c).ok_or(FenError::UnknownPiece(c))?;
+                    let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                    if file < shape.files as usize {
+                        let sq = Square::from_coords(file as u8, rank as u8);
+                        pos.board[sq.index()] = Cell::piece(color, kind);
+                        if Some(kind) == variant.royal {
+                            pos.kings[color] = sq;
+                        }
+                    }
+                    file += 1;
+                } else {
+                    return Err(FenError::BadCharacter(c));
+                }
+                if file > shape.files as usize {
+                    break;
+                }
+            }
+            if file != shape.files as usize {
+                return Err(FenError::RankWidth { rank: rank + 1, found: file, expected: shape.files });
+            }
+        }
+        if let Some(royal) = variant.royal {
+            for color in Color::ALL {
+                let count = pos.board_squares.iter().filter(|s| pos.board[s.index()] == Cell::piece(color, royal)).count();
+                if count != 1 {
+                    return Err(FenError::RoyalCount {
+                        color: color.name(),
+                        piece: variant.pieces[royal.index()].name.clone(),
+                        count,
+                    });
+                }
+            }
+        }
+        if let Some(h) = holdings {
+            if !variant.hands && !h.is_empty() && h != "-" {
+                return Err(FenError::BadHoldings(h.to_string()));
+            }
+            for c in h.chars().filter(|&c| c != '-') {
+                let kind = variant.kind_of_letter(c).ok_or_else(|| FenError::BadHoldings(h.to_string()))?;
+                if Some(kind) == variant.royal {
+                    return Err(FenError::BadHoldings(h.to_string()));
+                }
+                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                let count = &mut pos.hands[color][kind.index()];
+                if *count >= 64 {
+                    return Err(FenError::BadHoldings(h.to_string()));
+                }
+                *count += 1;
+            }
+        }
+
+        // Side to move.
+        pos.side = match fields.get(1).copied().unwrap_or("w") {
+            "w" | "W" => Color::White,
+            "b" | "B" => Color::Black,
+            other => return Err(FenError::BadSide(other.to_string())),
+        };
+
+        // Castling.
+        let castling = fields.get(2).copied().unwrap_or("-");
+        if castling != "-" {
+            let Some(rule) = variant.castling.as_ref() else {
+                return Err(FenError::BadCastling(castling.to_string()));
+            };
+            for c in castling.chars() {
+                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                let king = pos.kings[color];
+                if king == NO_SQUARE {
+                    continue;
+                }
+                let rook_cell = Cell::piece(color, rule.rook);
+                let on_rank = |f: u8| Square::from_coords(f, king.rank());
+                let rook = match c.to_ascii_lowercase() {
+                    'k' => (king.file() + 1..shape.files).rev().map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
+                    'q' => (0..king.file()).map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
+                    f @ 'a'..='j' if (f as u8 - b'a') < shape.files => {
+                        Some(on_rank(f as u8 - b'a')).filter(|s| pos.board[s.index()] == rook_cell)
+                    }
+                    _ => return Err(FenError::BadCastling(castling.to_string())),
+                };
+                // Rights without a rook (or a king off its home rank) are dropped, as GUIs expect.
+                let home = variant.absolute_rank(color, 1);
+                if let Some(rook) = rook.filter(|_| king.rank() == home) {
+                    let side = usize::from(rook.file() > king.file());
+                    pos.castle_rooks[color][side] = rook;
+                    pos.st.castling |= 1 << (2 * color.index() + side);
+                }
+            }
+        }
+
+        // Clocks.
+        let counter = |i: usize, default: u16| -> Result<u16, FenError> {
+            match fields.get(i) {
+                None => Ok(default),
+                Some(t) => t.parse::<u16>().map_err(|_| FenError::BadCounter(t.to_string())),
+            }
+        };
+        pos.st.halfmove = counter(4, 0)?;
+        pos.st.fullmove = counter(5, 1)?.max(1);
+
+        // Setup (relocation) field.
+        if let Some(field) = fields.get(6).copied() {
+            let mut pending = 0u8;
+            if field != "-" {
+                if variant.setup.is_none() {
+                    return Err(FenError::BadSetup(field.to_string()));
+                }
+                for c in field.chars() {
+                    match c {
+                        'S' if pending & 1 == 0 => pending |= 1,
+                        's' if pending & 2 == 0 => pending |= 2,
+                        _ => return Err(FenError::BadSetup(field.to_string())),
+                    }
+                }
+            }
+            if let Some(rule) = variant.setup.as_ref() {
+                let ok = match pending {
+                    0 => true,
+                    3 => pos.side == rule.first,
+                    1 => pos.side == Color::White,
+                    _ => pos.side == Color::Black,
+                };
+                if !ok {
+                    return Err(FenError::BadSetup(format!("{field} with {} to move", pos.side.name())));
+                }
+            }
+            pos.st.setup_pending = pending;
+        }
+
+        if pos.king_attacked(!pos.side) && pos.st.setup_pending == 0 {
+            return Err(FenError::OpponentInCheck);
+        }
+
+        // En passant: accepted after any double step, kept only if a capture is legal.
+        let ep_text = fields.get(3).copied().unwrap_or("-");
+        pos.st.hash = pos.compute_hash();
+        if ep_text != "-" {
+            let ep = shape.parse_square(ep_text).ok_or_else(|| FenError::BadEnPassant(ep_text.to_string()))?;
+            let victim = ep.offset((!pos.side).forward() as i16 * 16);
+            let victim_cell = pos.board[victim.index()];
+            if pos.board[ep.index()].is_empty()
+                && victim_cell.is_color(!pos.side)
+                && variant.is_en_passant_kind(victim_cell.kind())
+            {
+                pos.set_ep_from_fen(ep, victim);
+            }
+        }
+        debug_assert_eq!(pos.st.hash, pos.compute_hash());
+        Ok(pos)
+    }
+
+    /// Writes the position as FEN (holdings for drop variants, the setup field for setup variants).
+    pub fn to_fen(&self) -> String {
+        let v = &*self.variant;
+        let mut s = String::new();
+        for rank in (0..v.shape.ranks).rev() {
+            let mut empty = 0;
+            for file in 0..v.shape.files {
+                let c = self.board[Square::from_coords(file, rank).index()];
+                if c.is_piece() {
+                    if empty > 0 {
+                        let _ = write!(s, "{empty}");
+                        empty = 0;
+                    }
+                    s.push(v.cell_letter(c));
+                } else {
+                    empty += 1;
+                }
+            }
+            if empty > 0 {
+                let _ = write!(s, "{empty}");
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        if v.hands {
+            s.push('[');
+            for color in Color::ALL {
+                for k in 0..v.kind_count() {
+                    let cell = Cell::piece(color, PieceKind(k as u8));
+                    for _ in 0..self.hands[color][k] {
+                        s.push(v.cell_letter(cell));
+                    }
+                }
+            }
+            s.push(']');
+        }
+        s.push_str(if self.side == Color::White { " w " } else { " b " });
+        s.push_str(&self.castling_text());
+        let _ = write!(s, " {}", if self.st.ep == NO_SQUARE { "-".to_string() } else { self.st.ep.to_string() });
+        let _ = write!(s, " {} {}", self.st.halfmove, self.st.fullmove);
+        if v.setup.is_some() {
+            s.push(' ');
+            match self.st.setup_pending {
+                0 => s.push('-'),
+                p => {
+                    if p & 1 != 0 {
+                        s.push('S');
+                    }
+                    if p & 2 != 0 {
+                        s.push('s');
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    fn castling_text(&self) -> String {
+        let v = &*self.variant;
+        let mut s = String::new();
+        for color in Color::ALL {
+            for side in [1usize, 0] {
+                if self.st.castling >> (2 * color.index() + side) & 1 == 0 {
+                    continue;
+                }
+                let rook = self.castle_rooks[color][side];
+                let king = self.kings[color];
+                let Some(rule) = v.castling.as_ref() else { continue };
+                let rook_cell = Cell::piece(color, rule.rook);
+                // X-FEN K/Q when the rook is the outermost one on its side, else Shredder letters.
+                let outer = if side == 1 {
+                    (rook.file() + 1..v.shape.files)
+                        .all(|f| self.board[Square::from_coords(f, rook.rank()).index()] != rook_cell)
+                } else {
+                    (0..rook.file()).all(|f| self.board[Square::from_coords(f, rook.rank()).index()] != rook_cell)
+                };
+                let letter = if outer || king == NO_SQUARE {
+                    if side == 1 {
+                        'K'
+                    } else {
+                        'Q'
+                    }
+                } else {
+                    (b'A' + rook.file()) as char
+                };
+                s.push(if color == Color::White { letter } else { letter.to_ascii_lowercase() });
+            }
+        }
+        if s.is_empty() {
+            s.push('-');
+        }
+        s
+    }
+}

@@ -1,0 +1,122 @@
+//! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use menagerie::perft::{divide, perft};
+use menagerie::position::Position;
+use menagerie::variant::Registry;
+
+#[derive(Parser)]
+#[command(name = "menagerie", version, about = "A variant-aware chess engine (UCI and XBoard)")]
+struct Cli {
+    /// Load extra variant files from this directory or file.
+    #[arg(long, global = true)]
+    variants: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count leaf nodes of the legal move tree.
+    Perft {
+        /// Variant name.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Start from this FEN instead of the variant's start position.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Depth in plies.
+        #[arg(long)]
+        depth: u32,
+        /// Print the node count after each first move.
+        #[arg(long)]
+        divide: bool,
+        /// Write castling as king-takes-rook.
+        #[arg(long)]
+        chess960: bool,
+    },
+    /// Validate a variant file and print every error.
+    Check {
+        /// The `.var` file.
+        file: PathBuf,
+    },
+    /// List the loaded variants.
+    Variants,
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut registry = Registry::builtin();
+    if let Some(dir) = &cli.variants {
+        if let Err(errors) = registry.load_path(dir) {
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            return ExitCode::FAILURE;
+        }
+    }
+    match cli.command {
+        Some(Command::Perft { variant, fen, depth, divide: split, chess960 }) => {
+            let Some(v) = registry.get(&variant) else {
+                return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
+            };
+            let pos = match fen {
+                Some(f) => Position::from_fen(v, &f),
+                None => Position::startpos(v),
+            };
+            let mut pos = match pos {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let start = Instant::now();
+            let nodes = if split {
+                let rows = divide(&mut pos, depth, chess960);
+                for (m, n) in &rows {
+                    println!("{m}: {n}");
+                }
+                println!();
+                rows.iter().map(|r| r.1).sum()
+            } else {
+                perft(&mut pos, depth)
+            };
+            let secs = start.elapsed().as_secs_f64();
+            println!("Nodes searched: {nodes}");
+            println!("Time: {:.3} s, Nodes/second: {:.0}", secs, nodes as f64 / secs.max(1e-9));
+            ExitCode::SUCCESS
+        }
+        Some(Command::Check { file }) => {
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+            };
+            match registry.parse_text(&file.display().to_string(), &text) {
+                Ok(v) => {
+                    println!("{}: ok ({} pieces, {} board)", v.name, v.pieces.len(), v.shape);
+                    ExitCode::SUCCESS
+                }
+                Err(errors) => {
+                    for e in &errors {
+                        println!("{e}");
+                    }
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(Command::Variants) => {
+            for v in registry.variants() {
+                println!("{:<12} {}", v.name, v.description);
+            }
+            ExitCode::SUCCESS
+        }
+        None => fail("protocols are not built yet"),
+    }
+}

@@ -1,0 +1,346 @@
+//! Move generation: one ray walker for every compiled rule, plus en passant,
+//! castling, drops, setup swaps and king succession; and the legality filter
+//! with a fast path for moves that cannot expose the king (uses position).
+
+use crate::geometry::Square;
+use crate::moves::{Move, MoveKind, MoveList};
+use crate::piece::{Cell, Color, PieceKind};
+use crate::position::{Position, NO_SQUARE};
+use crate::variant::CompiledMotion;
+
+impl Position {
+    #[inline]
+    fn push_move(&self, out: &mut MoveList, from: Square, to: Square, kind: PieceKind, double: bool) {
+        let us = self.side;
+        let promotions = &self.variant.promotions[us][kind.index()];
+        if !promotions.is_empty() && to.rank() == self.variant.promotion_rank[us] {
+            for &p in promotions {
+                let _ = out.try_push(Move::new(from, to, MoveKind::Promotion, p));
+            }
+        } else {
+            let kind = if double { MoveKind::DoublePush } else { MoveKind::Normal };
+            let _ = out.try_push(Move::new(from, to, kind, PieceKind(0)));
+        }
+    }
+
+    /// All pseudo-legal moves (legal except that the king may be left attacked).
+    pub fn generate_pseudo(&self, out: &mut MoveList) {
+        if self.st.setup_pending != 0 {
+            self.generate_setup(out);
+            return;
+        }
+        let us = self.side;
+        let them = !us;
+        let board = &self.board;
+        let variant = &*self.variant;
+        for &from in self.board_squares.iter() {
+            let cell = board[from.index()];
+            if !cell.is_color(us) {
+                continue;
+            }
+            let kind = cell.kind();
+            for rule in &variant.rules[us][kind.index()] {
+                if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
+                    continue;
+                }
+                let step = rule.step;
+                let quiet = rule.mode.quiet();
+                let captures = rule.mode.captures();
+                match rule.motion {
+                    CompiledMotion::Leap | CompiledMotion::Lame { .. } => {
+                        if let CompiledMotion::Lame { via } = rule.motion {
+                            if !board[from.offset(via).index()].is_empty() {
+                                continue;
+                            }
+                        }
+                        let to = from.offset(step);
+                        let t = board[to.index()];
+                        if (t.is_empty() && quiet) || (captures && t.is_color(them)) {
+                            let double = rule.initial_only
+                                && matches!(rule.motion, CompiledMotion::Lame { .. })
+                                && variant.is_en_passant_kind(kind);
+                            self.push_move(out, from, to, kind, double);
+                        }
+                    }
+                    CompiledMotion::Ride { min, max } => {
+                        let mut to = from;
+                        for k in 1..=max {
+                            to = to.offset(step);
+                            let t = board[to.index()];
+                            if t.is_empty() {
+                                if quiet && k >= min {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                            } else {
+                                if captures && k >= min && t.is_color(them) {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    CompiledMotion::Hop => {
+                        let mut to = from.offset(step);
+                        while board[to.index()].is_empty() {
+                            to = to.offset(step);
+                        }
+                        if board[to.index()] == Cell::OFFBOARD {
+                            continue;
+                        }
+                        loop {
+                            to = to.offset(step);
+                            let t = board[to.index()];
+                            if t.is_empty() {
+                                if quiet {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                            } else {
+                                if captures && t.is_color(them) {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    CompiledMotion::Bent { second, min, max } => {
+                        let corner = from.offset(step);
+                        if !board[corner.index()].is_empty() {
+                            continue;
+                        }
+                        let mut to = corner;
+                        for k in 1..=max {
+                            to = to.offset(second);
+                            let t = board[to.index()];
+                            if t.is_empty() {
+                                if quiet && k >= min {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                            } else {
+                                if captures && k >= min && t.is_color(them) {
+                                    self.push_move(out, from, to, kind, false);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if self.st.ep != NO_SQUARE {
+            self.generate_en_passant(out);
+        }
+        if self.st.castling >> (2 * us.index()) & 3 != 0 {
+            self.generate_castling(out);
+        }
+        if variant.hands {
+            self.generate_drops(out);
+        }
+    }
+
+    fn generate_en_passant(&self, out: &mut MoveList) {
+        let us = self.side;
+        let ep = self.st.ep;
+        for rule in &self.variant.attacks[us] {
+            if rule.motion != CompiledMotion::Leap {
+                continue;
+            }
+            let from = ep.offset(-rule.step);
+            let cell = self.board[from.index()];
+            if cell.is_color(us) && rule.cells >> cell.0 & 1 != 0 && self.variant.is_en_passant_kind(cell.kind()) {
+                let _ = out.try_push(Move::new(from, ep, MoveKind::EnPassant, PieceKind(0)));
+            }
+        }
+    }
+
+    fn generate_castling(&self, out: &mut MoveList) {
+        let us = self.side;
+        let king = self.kings[us];
+        if king == NO_SQUARE {
+            return;
+        }
+        for side in 0..2 {
+            if self.st.castling >> (2 * us.index() + side) & 1 == 0 {
+                continue;
+            }
+            let rook = self.castle_rooks[us][side];
+            let Some((king_to, rook_to)) = self.castle_targets(king, rook) else { continue };
+            // Every square on the king's and the rook's paths must be empty
+            // (bar the two castling men themselves).
+            let clear = |a: Square, b: Square| {
+                let (lo, hi) = if a.0 <= b.0 { (a.0, b.0) } else { (b.0, a.0) };
+                (lo..=hi).all(|s| {
+                    let s = Square(s);
+                    s == king || s == rook || self.board[s.index()].is_empty()
+                })
+            };
+            if !clear(king, king_to) || !clear(rook, rook_to) {
+                continue;
+            }
+            // The king may not castle out of or through check; its destination
+            // is checked by the full legality test after the move.
+            let them = !us;
+            let (lo, hi) = if king.0 <= king_to.0 { (king.0, king_to.0) } else { (king_to.0, king.0) };
+            if (lo..=hi).any(|s| Square(s) != king_to && self.attacked_by(Square(s), them)) {
+                continue;
+            }
+            if king == king_to && self.attacked_by(king, them) {
+                continue;
+            }
+            let _ = out.try_push(Move::new(king, rook, MoveKind::Castle, PieceKind(0)));
+        }
+    }
+
+    fn generate_drops(&self, out: &mut MoveList) {
+        let us = self.side;
+        for k in 0..self.variant.kind_count() {
+            if self.hands[us][k] == 0 {
+                continue;
+            }
+            let forbidden = self.variant.drop_forbidden[us][k];
+            for &sq in self.board_squares.iter() {
+                if self.board[sq.index()].is_empty() && forbidden >> sq.rank() & 1 == 0 {
+                    let _ = out.try_push(Move::new(NO_SQUARE, sq, MoveKind::Drop, PieceKind(k as u8)));
+                }
+            }
+        }
+    }
+
+    /// Setup choices: each mover may swap with a partner on the back rank, or pass.
+    fn generate_setup(&self, out: &mut MoveList) {
+        let Some(rule) = self.variant.setup.as_ref() else { return };
+        let us = self.side;
+        let king = self.kings[us];
+        if king == NO_SQUARE {
+            return;
+        }
+        let _ = out.try_push(Move::new(king, king, MoveKind::Pass, PieceKind(0)));
+        let rank = self.variant.absolute_rank(us, 1);
+        let files = self.variant.shape.files;
+        let royal = self.variant.royal;
+        for fa in 0..files {
+            let a_sq = Square::from_coords(fa, rank);
+            let a = self.board[a_sq.index()];
+            if !a.is_color(us) || rule.movers >> a.kind().0 & 1 == 0 {
+                continue;
+            }
+            for fb in 0..files {
+                let b_sq = Square::from_coords(fb, rank);
+                let b = self.board[b_sq.index()];
+                if fb == fa || !b.is_color(us) || rule.partners >> b.kind().0 & 1 == 0 || b.kind() == a.kind() {
+                    continue;
+                }
+                // A swap of two movers is listed once: the royal (or else the
+                // lower kind) is the one that "moves".
+                if rule.movers >> b.kind().0 & 1 != 0 {
+                    let b_first = Some(b.kind()) == royal || (Some(a.kind()) != royal && b.kind() < a.kind());
+                    if b_first {
+                        continue;
+                    }
+                }
+                if let Some(bishop) = rule.opposite_colours {
+                    let mut colours = [0u8; 2];
+                    for f in 0..files {
+                        let sq = Square::from_coords(f, rank);
+                        let c = if sq == a_sq {
+                            b
+                        } else if sq == b_sq {
+                            a
+                        } else {
+                            self.board[sq.index()]
+                        };
+                        if c.is_color(us) && c.kind() == bishop {
+                            colours[usize::from(sq.is_dark())] += 1;
+                        }
+                    }
+                    if colours[0] > 1 || colours[1] > 1 {
+                        continue;
+                    }
+                }
+                let _ = out.try_push(Move::new(a_sq, b_sq, MoveKind::Swap, PieceKind(0)));
+            }
+        }
+    }
+
+    /// Is the pseudo-legal move `m` legal? `in_check` must be the side to
+    /// move's check status. Moves that cannot uncover an attack on the king
+    /// (not from a line through it, not onto a hopper line) skip the full test.
+    #[inline]
+    pub fn is_legal(&mut self, m: Move, in_check: bool) -> bool {
+        let us = self.side;
+        let king = self.kings[us];
+        if king == NO_SQUARE {
+            return true;
+        }
+        let kind = m.kind();
+        if in_check || !matches!(kind, MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion | MoveKind::Drop) {
+            return self.is_legal_full(m);
+        }
+        let variant = &*self.variant;
+        let (kx, ky) = (king.file() as i32, king.rank() as i32);
+        let to = m.to();
+        if variant.to_aligned(to.file() as i32 - kx, to.rank() as i32 - ky) {
+            return self.is_legal_full(m);
+        }
+        if kind == MoveKind::Drop {
+            return true;
+        }
+        let from = m.from();
+        if from == king {
+            return self.is_legal_full(m);
+        }
+        if variant.from_aligned(from.file() as i32 - kx, from.rank() as i32 - ky) {
+            return self.is_legal_full(m);
+        }
+        true
+    }
+
+    /// All legal moves. In a succession variant a checkmated side with a safe
+    /// joker gets the king-joker swaps as its only moves.
+    pub fn generate_legal(&mut self, out: &mut MoveList) {
+        out.clear();
+        self.generate_pseudo(out);
+        let in_check = self.st.setup_pending == 0 && self.in_check();
+        if self.st.setup_pending == 0 {
+            let mut i = 0;
+            while i < out.len() {
+                if self.is_legal(out[i], in_check) {
+                    i += 1;
+                } else {
+                    out.swap_remove(i);
+                }
+            }
+        }
+        if out.is_empty() && in_check {
+            self.generate_succession(out);
+        }
+    }
+
+    fn generate_succession(&mut self, out: &mut MoveList) {
+        let Some(joker) = self.variant.succession else { return };
+        let us = self.side;
+        let king = self.kings[us];
+        let joker_cell = Cell::piece(us, joker);
+        let squares = self.board_squares.clone();
+        for &sq in squares.iter() {
+            if self.board[sq.index()] == joker_cell {
+                let m = Move::new(king, sq, MoveKind::Swap, PieceKind(0));
+                if self.is_legal_full(m) {
+                    let _ = out.try_push(m);
+                }
+            }
+        }
+    }
+
+    /// Number of legal moves (allocation-free).
+    pub fn legal_move_count(&mut self) -> usize {
+        let mut list = MoveList::new();
+        self.generate_legal(&mut list);
+        list.len()
+    }
+
+    /// The colour whose man stands on `sq`, if any.
+    pub fn color_on(&self, sq: Square) -> Option<Color> {
+        let c = self.board[sq.index()];
+        c.is_piece().then(|| c.color())
+    }
+}

@@ -1,0 +1,177 @@
+//! Move text in UCI form (`e2e4`, `a9a10q`, `P@e4`, `0000`), parsed in two
+//! steps: syntax ([`MoveText`]) and legality ([`Position::parse_move`]).
+//! Uses geometry, position and movegen.
+
+use std::fmt;
+
+use crate::geometry::{BoardShape, Square};
+use crate::moves::{Move, MoveKind, MoveList};
+use crate::piece::Cell;
+use crate::position::{Position, NO_SQUARE};
+
+/// A move as written, before it is checked against a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveText {
+    /// `from to [promotion letter]`.
+    Board {
+        /// Origin.
+        from: Square,
+        /// Destination.
+        to: Square,
+        /// Lower-case promotion letter, if any.
+        promotion: Option<char>,
+    },
+    /// `X@sq`.
+    Drop {
+        /// Upper-case piece letter.
+        piece: char,
+        /// Destination.
+        to: Square,
+    },
+    /// `0000` (or XBoard's `@@@@`): a setup pass.
+    Null,
+}
+
+/// Why move text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// Not move syntax for this board.
+    #[error("bad move syntax {0:?}")]
+    Syntax(String),
+    /// Well-formed, but not a legal move here.
+    #[error("illegal move {0:?}")]
+    Illegal(String),
+}
+
+impl MoveText {
+    /// Reads move syntax for a board of `shape`.
+    ///
+    /// ```
+    /// use menagerie::geometry::BoardShape;
+    /// use menagerie::notation::MoveText;
+    /// let b = BoardShape { files: 10, ranks: 10 };
+    /// assert!(MoveText::parse("a9a10q", b).is_ok());
+    /// assert!(MoveText::parse("P@e4", b).is_ok());
+    /// assert!(MoveText::parse("k11a1", b).is_err());
+    /// ```
+    pub fn parse(text: &str, shape: BoardShape) -> Result<MoveText, MoveError> {
+        let err = || MoveError::Syntax(text.to_string());
+        if text == "0000" || text == "@@@@" {
+            return Ok(MoveText::Null);
+        }
+        if !text.is_ascii() {
+            return Err(err());
+        }
+        if let Some((piece, sq)) = text.split_once('@') {
+            let mut chars = piece.chars();
+            let (Some(p), None) = (chars.next(), chars.next()) else { return Err(err()) };
+            if !p.is_ascii_alphabetic() {
+                return Err(err());
+            }
+            let to = shape.parse_square(sq).ok_or_else(err)?;
+            return Ok(MoveText::Drop { piece: p.to_ascii_uppercase(), to });
+        }
+        let (from, used) = shape.parse_square_prefix(text).ok_or_else(err)?;
+        let rest = &text[used..];
+        // The destination may be followed by one promotion letter.
+        let (to, used2) = shape.parse_square_prefix(rest).ok_or_else(err)?;
+        let tail = &rest[used2..];
+        let promotion = match tail.len() {
+            0 => None,
+            1 => {
+                let c = tail.chars().next().ok_or_else(err)?;
+                if !c.is_ascii_alphabetic() {
+                    return Err(err());
+                }
+                Some(c.to_ascii_lowercase())
+            }
+            _ => return Err(err()),
+        };
+        Ok(MoveText::Board { from, to, promotion })
+    }
+}
+
+impl fmt::Display for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveText::Board { from, to, promotion } => {
+                write!(f, "{from}{to}")?;
+                if let Some(p) = promotion {
+                    write!(f, "{p}")?;
+                }
+                Ok(())
+            }
+            MoveText::Drop { piece, to } => write!(f, "{piece}@{to}"),
+            MoveText::Null => f.write_str("0000"),
+        }
+    }
+}
+
+impl Position {
+    /// UCI text of a move. `chess960` writes castling as king-takes-rook
+    /// (the variant may require that form anyway).
+    pub fn move_to_uci(&self, m: Move, chess960: bool) -> String {
+        let v = &*self.variant;
+        match m.kind() {
+            MoveKind::Drop => format!("{}@{}", v.pieces[m.piece().index()].letter, m.to()),
+            MoveKind::Promotion => {
+                format!("{}{}{}", m.from(), m.to(), v.pieces[m.piece().index()].letter.to_ascii_lowercase())
+            }
+            MoveKind::Castle => {
+                let king_takes_rook = chess960 || v.castling.as_ref().is_some_and(|c| c.king_takes_rook);
+                match self.castle_targets(m.from(), m.to()) {
+                    Some((king_to, _)) if !king_takes_rook && king_to != m.from() => format!("{}{}", m.from(), king_to),
+                    _ => format!("{}{}", m.from(), m.to()),
+                }
+            }
+            _ => format!("{}{}", m.from(), m.to()),
+        }
+    }
+
+    /// Finds the legal move written as `text`. Castling is accepted in both
+    /// forms (king to its destination, king takes rook); a K-Q swap in either
+    /// direction; `0000` only as a setup pass.
+    pub fn parse_move(&mut self, text: &str) -> Result<Move, MoveError> {
+        let parsed = MoveText::parse(text, self.variant.shape)?;
+        let mut list = MoveList::new();
+        self.generate_legal(&mut list);
+        let illegal = || MoveError::Illegal(text.to_string());
+        let found = list.iter().copied().find(|&m| match (parsed, m.kind()) {
+            (MoveText::Null, MoveKind::Pass) => true,
+            (MoveText::Null, _) => false,
+            (MoveText::Drop { piece, to }, MoveKind::Drop) => {
+                to == m.to() && self.variant.pieces[m.piece().index()].letter == piece
+            }
+            (MoveText::Drop { .. }, _) | (MoveText::Board { .. }, MoveKind::Drop) => false,
+            (MoveText::Board { from, to, promotion }, kind) => {
+                let promo_ok = match kind {
+                    MoveKind::Promotion => {
+                        promotion == Some(self.variant.pieces[m.piece().index()].letter.to_ascii_lowercase())
+                    }
+                    _ => promotion.is_none(),
+                };
+                if !promo_ok {
+                    return false;
+                }
+                match kind {
+                    MoveKind::Castle => {
+                        let king_to = self.castle_targets(m.from(), m.to()).map(|t| t.0);
+                        from == m.from() && (to == m.to() || (Some(to) == king_to && to != from))
+                    }
+                    MoveKind::Swap => {
+                        (from == m.from() && to == m.to())
+                            || (from == m.to() && to == m.from() && self.in_setup() && self.both_movers(m))
+                    }
+                    _ => from == m.from() && to == m.to(),
+                }
+            }
+        });
+        found.ok_or_else(illegal)
+    }
+
+    fn both_movers(&self, m: Move) -> bool {
+        let Some(rule) = self.variant.setup.as_ref() else { return false };
+        let is_mover = |c: Cell| c.is_piece() && rule.movers >> c.kind().0 & 1 != 0;
+        is_mover(self.cell(m.from())) && is_mover(self.cell(m.to())) && m.from() != NO_SQUARE
+    }
+}

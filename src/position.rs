@@ -1,0 +1,526 @@
+//! The position: mailbox board, hands, side to move, castling, en passant,
+//! clocks, setup phase and an incrementally updated Zobrist hash; make/unmake
+//! with a state stack; the generic attack test (uses variant, zobrist, moves).
+
+use std::sync::Arc;
+
+use crate::geometry::{Square, MAILBOX_SIZE};
+use crate::moves::{Move, MoveKind};
+use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
+use crate::variant::{CompiledMotion, Variant};
+
+/// Everything make must save for unmake besides the move itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct State {
+    /// Zobrist hash of the position.
+    pub hash: u64,
+    /// Castling rights: bit `2 * colour + side` (side 0 = queen side, 1 = king side).
+    pub castling: u8,
+    /// En-passant target square (0 = none); set only when a legal e.p. capture exists.
+    pub ep: Square,
+    /// The man that can be taken en passant.
+    pub ep_victim: Square,
+    /// Plies since the last capture, pawn move or drop.
+    pub halfmove: u16,
+    /// Move number, starting at 1, incremented after Black's move.
+    pub fullmove: u16,
+    /// Colours whose setup choice is pending (bit 0 white, bit 1 black).
+    pub setup_pending: u8,
+    /// What the move that led here captured (for unmake).
+    pub captured: Cell,
+    /// The man that moved (or was dropped) to reach this position.
+    pub mover: Cell,
+}
+
+/// A position of some variant.
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) board: [Cell; MAILBOX_SIZE],
+    pub(crate) hands: ByColor<[u8; MAX_KINDS]>,
+    pub(crate) side: Color,
+    pub(crate) kings: ByColor<Square>,
+    /// Rook squares that carry castling rights: [queen side, king side].
+    pub(crate) castle_rooks: ByColor<[Square; 2]>,
+    pub(crate) st: State,
+    pub(crate) history: Vec<State>,
+    /// Hashes of the positions before each move (for repetition).
+    pub(crate) board_squares: Arc<[Square]>,
+}
+
+/// The square that means "none" (mailbox padding).
+pub const NO_SQUARE: Square = Square(0);
+
+impl Position {
+    /// The variant being played.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+    /// Side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// What stands on a square.
+    #[inline]
+    pub fn cell(&self, sq: Square) -> Cell {
+        self.board[sq.index()]
+    }
+    /// How many men of `kind` `color` holds in hand.
+    pub fn hand_count(&self, color: Color, kind: PieceKind) -> u8 {
+        self.hands[color][kind.index()]
+    }
+    /// The current Zobrist hash.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.st.hash
+    }
+    /// Current state (clocks, rights, e.p.).
+    pub fn state(&self) -> &State {
+        &self.st
+    }
+    /// The royal square of `color` (None when the variant or position has none).
+    pub fn king_square(&self, color: Color) -> Option<Square> {
+        (self.kings[color] != NO_SQUARE).then_some(self.kings[color])
+    }
+    /// True while setup choices are pending.
+    pub fn in_setup(&self) -> bool {
+        self.st.setup_pending != 0
+    }
+    /// The board's squares, a1 first.
+    pub fn squares(&self) -> &[Square] {
+        &self.board_squares
+    }
+    /// Number of moves made since the position was set up.
+    pub fn ply_count(&self) -> usize {
+        self.history.len()
+    }
+
+    /// An empty position of `variant` (used by the FEN parser).
+    pub(crate) fn empty(variant: Arc<Variant>) -> Position {
+        let mut board = [Cell::OFFBOARD; MAILBOX_SIZE];
+        let squares: Arc<[Square]> = variant.shape.squares().collect();
+        for sq in squares.iter() {
+            board[sq.index()] = Cell::EMPTY;
+        }
+        Position {
+            variant,
+            board,
+            hands: ByColor([[0; MAX_KINDS]; 2]),
+            side: Color::White,
+            kings: ByColor([NO_SQUARE; 2]),
+            castle_rooks: ByColor([[NO_SQUARE; 2]; 2]),
+            st: State {
+                hash: 0,
+                castling: 0,
+                ep: NO_SQUARE,
+                ep_victim: NO_SQUARE,
+                halfmove: 0,
+                fullmove: 1,
+                setup_pending: 0,
+                captured: Cell::EMPTY,
+                mover: Cell::EMPTY,
+            },
+            history: Vec::with_capacity(256),
+            board_squares: squares,
+        }
+    }
+
+    /// Computes the hash from scratch (the incremental one must always equal it).
+    pub fn compute_hash(&self) -> u64 {
+        let z = &self.variant.zobrist;
+        let mut h = 0;
+        for &sq in self.board_squares.iter() {
+            let c = self.board[sq.index()];
+            if c.is_piece() {
+                h ^= z.cell(c, sq.index());
+            }
+        }
+        for color in Color::ALL {
+            for k in 0..self.variant.kind_count() {
+                h ^= z.hand(color, PieceKind(k as u8), self.hands[color][k]);
+            }
+        }
+        if self.side == Color::Black {
+            h ^= z.black_to_move;
+        }
+        h ^= z.castling[self.st.castling as usize];
+        if self.st.ep != NO_SQUARE {
+            h ^= z.ep_file[self.st.ep.file() as usize];
+        }
+        h ^= z.setup[self.st.setup_pending as usize];
+        h
+    }
+
+    #[inline]
+    fn put(&mut self, sq: Square, cell: Cell) {
+        self.board[sq.index()] = cell;
+        self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+    }
+
+    #[inline]
+    fn remove(&mut self, sq: Square) -> Cell {
+        let cell = self.board[sq.index()];
+        self.board[sq.index()] = Cell::EMPTY;
+        self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+        cell
+    }
+
+    #[inline]
+    fn add_to_hand(&mut self, color: Color, kind: PieceKind, delta: i8) {
+        let z = &self.variant.zobrist;
+        let count = &mut self.hands[color][kind.index()];
+        self.st.hash ^= z.hand(color, kind, *count);
+        *count = count.wrapping_add(delta as u8);
+        self.st.hash ^= z.hand(color, kind, *count);
+    }
+
+    /// A captured man goes to its owner's hand (converted) in drop variants.
+    #[inline]
+    fn captured_to_hand(&mut self, captured: Cell) {
+        if self.variant.hands && captured.is_piece() {
+            let kind = self.variant.capture_to_hand[captured.kind().index()];
+            self.add_to_hand(captured.color(), kind, 1);
+        }
+    }
+
+    #[inline]
+    fn captured_from_hand(&mut self, captured: Cell) {
+        if self.variant.hands && captured.is_piece() {
+            let kind = self.variant.capture_to_hand[captured.kind().index()];
+            let count = &mut self.hands[captured.color()][kind.index()];
+            *count = count.wrapping_sub(1);
+        }
+    }
+
+    /// Clears castling rights touched by a move from/to these squares.
+    #[inline]
+    fn update_castling(&mut self, from: Square, to: Square, mover: Cell) {
+        if self.st.castling == 0 {
+            return;
+        }
+        let mut rights = self.st.castling;
+        if Some(mover.kind()) == self.variant.royal {
+            rights &= !(3 << (2 * mover.color().index()));
+        }
+        for color in Color::ALL {
+            for side in 0..2 {
+                let rook = self.castle_rooks[color][side];
+                if rook == from || rook == to {
+                    rights &= !(1 << (2 * color.index() + side));
+                }
+            }
+        }
+        if rights != self.st.castling {
+            let z = &self.variant.zobrist;
+            self.st.hash ^= z.castling[self.st.castling as usize] ^ z.castling[rights as usize];
+            self.st.castling = rights;
+        }
+    }
+
+    /// Where king and rook end when castling with the rook on `rook`.
+    pub(crate) fn castle_targets(&self, king: Square, rook: Square) -> Option<(Square, Square)> {
+        let rule = self.variant.castling.as_ref()?;
+        let side = usize::from(rook.file() > king.file());
+        let shape = &self.variant.shape;
+        Some((shape.square(rule.king_files[side], king.rank())?, shape.square(rule.rook_files[side], king.rank())?))
+    }
+
+    /// Plays a move (which must be pseudo-legal in this position).
+    pub fn make(&mut self, m: Move) {
+        self.history.push(self.st);
+        let us = self.side;
+        let them = !us;
+        let z_ep = self.variant.zobrist.ep_file;
+        if self.st.ep != NO_SQUARE {
+            self.st.hash ^= z_ep[self.st.ep.file() as usize];
+        }
+        let prev_ep_victim = self.st.ep_victim;
+        self.st.ep = NO_SQUARE;
+        self.st.ep_victim = NO_SQUARE;
+        self.st.captured = Cell::EMPTY;
+        let (from, to) = (m.from(), m.to());
+        let mut setup_move = false;
+        self.st.mover = match m.kind() {
+            MoveKind::Drop => Cell::piece(us, m.piece()),
+            _ => self.board[from.index()],
+        };
+        let mut ep_candidate = None;
+        match m.kind() {
+            MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion => {
+                let mover = self.remove(from);
+                let captured = self.board[to.index()];
+                if captured.is_piece() {
+                    self.remove(to);
+                    self.captured_to_hand(captured);
+                    self.st.captured = captured;
+                }
+                let placed = if m.kind() == MoveKind::Promotion { Cell::piece(us, m.piece()) } else { mover };
+                self.put(to, placed);
+                if Some(mover.kind()) == self.variant.royal {
+                    self.kings[us] = to;
+                }
+                let resets = captured.is_piece()
+                    || self.variant.end.reset_kinds >> mover.kind().0 & 1 != 0
+                    || m.kind() != MoveKind::Normal;
+                self.st.halfmove = if resets { 0 } else { self.st.halfmove + 1 };
+                self.update_castling(from, to, mover);
+                if m.kind() == MoveKind::DoublePush {
+                    // The passed square is halfway for a lame double step.
+                    let mid = Square(((from.0 as u16 + to.0 as u16) / 2) as u8);
+                    ep_candidate = Some((mid, to));
+                }
+            }
+            MoveKind::EnPassant => {
+                let mover = self.remove(from);
+                self.put(to, mover);
+                let captured = self.remove(prev_ep_victim);
+                self.captured_to_hand(captured);
+                self.st.captured = captured;
+                self.st.halfmove = 0;
+            }
+            MoveKind::Castle => {
+                let (king_to, rook_to) = self.castle_targets(from, to).unwrap_or((from, to));
+                let king = self.remove(from);
+                let rook = self.remove(to);
+                self.put(king_to, king);
+                self.put(rook_to, rook);
+                self.kings[us] = king_to;
+                self.st.halfmove += 1;
+                self.update_castling(from, to, king);
+            }
+            MoveKind::Drop => {
+                self.put(to, Cell::piece(us, m.piece()));
+                self.add_to_hand(us, m.piece(), -1);
+                self.st.halfmove = 0;
+            }
+            MoveKind::Swap => {
+                let a = self.remove(from);
+                let b = self.remove(to);
+                self.put(to, a);
+                self.put(from, b);
+                if Some(a.kind()) == self.variant.royal {
+                    self.kings[us] = to;
+                } else if Some(b.kind()) == self.variant.royal {
+                    self.kings[us] = from;
+                }
+                if self.st.setup_pending != 0 {
+                    setup_move = true;
+                } else {
+                    self.st.halfmove += 1;
+                }
+            }
+            MoveKind::Pass => setup_move = true,
+        }
+        let z = &self.variant.zobrist;
+        if setup_move {
+            // Setup plies do not count; after the last choice White plays first.
+            let pending = self.st.setup_pending & !(1 << us.index());
+            self.st.hash ^= z.setup[self.st.setup_pending as usize] ^ z.setup[pending as usize];
+            self.st.setup_pending = pending;
+            let next = if pending & (1 << them.index()) != 0 { them } else { Color::White };
+            if next != us {
+                self.side = next;
+                self.st.hash ^= z.black_to_move;
+            }
+        } else {
+            if us == Color::Black {
+                self.st.fullmove += 1;
+            }
+            self.side = them;
+            self.st.hash ^= z.black_to_move;
+        }
+        if let Some((ep, victim)) = ep_candidate {
+            self.set_ep_if_capturable(ep, victim);
+        }
+    }
+
+    /// Takes back `m`, which must be the last move made.
+    pub fn unmake(&mut self, m: Move) {
+        let Some(prev) = self.history.pop() else { return };
+        let captured = self.st.captured;
+        // Setup plies may not flip the side, so the mover's colour says who moved.
+        self.side = self.st.mover.color();
+        let us = self.side;
+        let (from, to) = (m.from(), m.to());
+        match m.kind() {
+            MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion => {
+                let placed = self.board[to.index()];
+                let mover = if m.kind() == MoveKind::Promotion { self.st.mover } else { placed };
+                self.board[from.index()] = mover;
+                self.board[to.index()] = captured;
+                self.captured_from_hand(captured);
+                if Some(mover.kind()) == self.variant.royal {
+                    self.kings[us] = from;
+                }
+            }
+            MoveKind::EnPassant => {
+                self.board[from.index()] = self.board[to.index()];
+                self.board[to.index()] = Cell::EMPTY;
+                self.board[prev.ep_victim.index()] = captured;
+                self.captured_from_hand(captured);
+            }
+            MoveKind::Castle => {
+                let (king_to, rook_to) = self.castle_targets(from, to).unwrap_or((from, to));
+                let king = self.board[king_to.index()];
+                let rook = self.board[rook_to.index()];
+                self.board[king_to.index()] = Cell::EMPTY;
+                self.board[rook_to.index()] = Cell::EMPTY;
+                self.board[from.index()] = king;
+                self.board[to.index()] = rook;
+                self.kings[us] = from;
+            }
+            MoveKind::Drop => {
+                self.board[to.index()] = Cell::EMPTY;
+                self.hands[us][m.piece().index()] += 1;
+            }
+            MoveKind::Swap => {
+                let a = self.board[to.index()];
+                let b = self.board[from.index()];
+                self.board[from.index()] = a;
+                self.board[to.index()] = b;
+                if Some(a.kind()) == self.variant.royal {
+                    self.kings[us] = from;
+                } else if Some(b.kind()) == self.variant.royal {
+                    self.kings[us] = to;
+                }
+            }
+            MoveKind::Pass => {}
+        }
+        self.st = prev;
+    }
+
+    /// Sets the e.p. square read from a FEN (kept only if a capture is legal).
+    pub(crate) fn set_ep_from_fen(&mut self, ep: Square, victim: Square) {
+        self.set_ep_if_capturable(ep, victim);
+    }
+
+    /// Keeps an e.p. square only if the side to move can legally capture on it.
+    fn set_ep_if_capturable(&mut self, ep: Square, victim: Square) {
+        self.st.ep = ep;
+        self.st.ep_victim = victim;
+        let us = self.side;
+        let mut found = false;
+        let attacks = Arc::clone(&self.variant);
+        for rule in &attacks.attacks[us] {
+            if rule.motion != CompiledMotion::Leap {
+                continue;
+            }
+            let from = ep.offset(-rule.step);
+            let cell = self.board[from.index()];
+            if cell.is_color(us) && rule.cells >> cell.0 & 1 != 0 && self.variant.is_en_passant_kind(cell.kind()) {
+                let m = Move::new(from, ep, MoveKind::EnPassant, PieceKind(0));
+                if self.is_legal_full(m) {
+                    found = true;
+                    break;
+                }
+            }
+        }
+        if found {
+            self.st.hash ^= self.variant.zobrist.ep_file[ep.file() as usize];
+        } else {
+            self.st.ep = NO_SQUARE;
+            self.st.ep_victim = NO_SQUARE;
+        }
+    }
+
+    /// Is `sq` attacked by a man of `by`? Knows every motion: leaps, lame
+    /// leaps, riders, hoppers and bent riders, walking back from the target.
+    pub fn attacked_by(&self, sq: Square, by: Color) -> bool {
+        let board = &self.board;
+        for rule in &self.variant.attacks[by] {
+            let step = rule.step;
+            match rule.motion {
+                CompiledMotion::Leap => {
+                    if rule.cells >> board[sq.offset(-step).index()].0 & 1 != 0 {
+                        return true;
+                    }
+                }
+                CompiledMotion::Lame { via } => {
+                    let from = sq.offset(-step);
+                    if rule.cells >> board[from.index()].0 & 1 != 0 && board[from.offset(via).index()].is_empty() {
+                        return true;
+                    }
+                }
+                CompiledMotion::Ride { min, max } => {
+                    let mut s = sq;
+                    for k in 1..=max {
+                        s = s.offset(-step);
+                        let c = board[s.index()];
+                        if !c.is_empty() {
+                            if k >= min && rule.cells >> c.0 & 1 != 0 {
+                                return true;
+                            }
+                            break;
+                        }
+                    }
+                }
+                CompiledMotion::Hop => {
+                    let mut s = sq.offset(-step);
+                    while board[s.index()].is_empty() {
+                        s = s.offset(-step);
+                    }
+                    if board[s.index()] == Cell::OFFBOARD {
+                        continue;
+                    }
+                    s = s.offset(-step);
+                    while board[s.index()].is_empty() {
+                        s = s.offset(-step);
+                    }
+                    if rule.cells >> board[s.index()].0 & 1 != 0 {
+                        return true;
+                    }
+                }
+                CompiledMotion::Bent { second, min, max } => {
+                    // Path squares sq - second*j (j = 1..k) must be empty; the
+                    // rider stands one first-step behind the last of them.
+                    let mut s = sq;
+                    for k in 1..=max {
+                        s = s.offset(-second);
+                        if !board[s.index()].is_empty() {
+                            break;
+                        }
+                        if k >= min && rule.cells >> board[s.offset(-step).index()].0 & 1 != 0 {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// True when the side to move's royal piece is attacked.
+    pub fn in_check(&self) -> bool {
+        let us = self.side;
+        self.kings[us] != NO_SQUARE && self.attacked_by(self.kings[us], !us)
+    }
+
+    /// True when `color`'s royal piece is attacked.
+    pub fn king_attacked(&self, color: Color) -> bool {
+        self.kings[color] != NO_SQUARE && self.attacked_by(self.kings[color], !color)
+    }
+
+    /// Plays `m` and checks that the mover's king is safe afterwards.
+    pub(crate) fn is_legal_full(&mut self, m: Move) -> bool {
+        let us = self.side;
+        self.make(m);
+        let ok = !self.king_attacked(us);
+        self.unmake(m);
+        ok
+    }
+
+    /// How many earlier positions (same side to move, within the move-rule
+    /// window) have the current hash.
+    pub fn repetitions(&self) -> u32 {
+        let window = (self.st.halfmove as usize).min(self.history.len());
+        let mut count = 0;
+        let mut i = 2;
+        while i <= window {
+            if self.history[self.history.len() - i].hash == self.st.hash {
+                count += 1;
+            }
+            i += 2;
+        }
+        count
+    }
+}

@@ -65,6 +65,8 @@ struct Line {
     file: String,
     number: usize,
     tokens: Vec<Token>,
+    /// True for lines that come from an inherited variant.
+    inherited: bool,
 }
 
 impl Line {
@@ -96,7 +98,7 @@ fn tokenize(file: &str, text: &str) -> Vec<Line> {
             }
         }
         if !tokens.is_empty() {
-            lines.push(Line { file: file.to_string(), number: i + 1, tokens });
+            lines.push(Line { file: file.to_string(), number: i + 1, tokens, inherited: false });
         }
     }
     lines
@@ -129,7 +131,10 @@ fn collect_lines(
                     let parent_lines = collect_lines(&parent_file, &parent_text, resolve, depth + 1, errors);
                     // The parent's name, description and xboard parent are its own.
                     out.extend(
-                        parent_lines.into_iter().filter(|l| !matches!(l.directive(), "name" | "description")),
+                        parent_lines
+                            .into_iter()
+                            .filter(|l| !matches!(l.directive(), "name" | "description"))
+                            .map(|l| Line { inherited: true, ..l }),
                     );
                 }
                 None => errors.push(line.error(1, format!("inherit: unknown variant {parent:?}"))),
@@ -533,8 +538,11 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
             }
             Ok(())
         })();
-        if let Err(e) = result {
-            errors.push(e);
+        match result {
+            // An inherited directive about a piece this variant removed does not apply.
+            Err(e) if line.inherited && e.message.starts_with("unknown piece letter") => {}
+            Err(e) => errors.push(e),
+            Ok(()) => {}
         }
     }
     if let Some(rule) = spec.castling.as_mut() {

@@ -178,6 +178,9 @@ pub struct Variant {
     letter_map: [Option<PieceKind>; 128],
 }
 
+/// A (files, ranks) displacement.
+type Delta = (i32, i32);
+
 const ALIGN_SIDE: i32 = 2 * MAX_BOARD_SIDE as i32 - 1;
 const ALIGN_CELLS: usize = (ALIGN_SIDE * ALIGN_SIDE) as usize;
 
@@ -257,7 +260,7 @@ impl Variant {
             let flip = color.forward() as i8;
             // Attack rules with the squares (relative to the attacked square)
             // whose emptiness they need, and whether they hop.
-            let mut building: Vec<(AttackRule, Vec<(i32, i32)>, bool)> = Vec::new();
+            let mut building: Vec<(AttackRule, Vec<Delta>, bool)> = Vec::new();
             for (k, piece) in spec.pieces.iter().enumerate() {
                 let cell = Cell::piece(color, PieceKind(k as u8));
                 let mut compiled = Vec::new();

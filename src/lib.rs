@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod betza;
+pub mod eval;
 pub mod fen;
 pub mod geometry;
 pub mod movegen;
@@ -12,5 +13,7 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod search;
+pub mod tt;
 pub mod variant;
 pub mod zobrist;

@@ -310,7 +310,9 @@ mod tests {
                 continue;
             };
             let score = ev.evaluate(&pos);
-            assert!(score.abs() < 60, "{name}: {score}");
+            // The Clash armies differ, so only symmetric games must come out level.
+            let limit = if name.starts_with("clash") { 1500 } else { 60 };
+            assert!(score.abs() < limit, "{name}: {score}");
         }
     }
 

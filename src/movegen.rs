@@ -262,36 +262,53 @@ impl Position {
     }
 
     /// Is the pseudo-legal move `m` legal? `in_check` must be the side to
-    /// move's check status. Moves that cannot uncover an attack on the king
-    /// (not from a line through it, not onto a hopper line) skip the full test.
+    /// move's check status. Ordinary moves and drops are tested on the board
+    /// alone (no make/unmake); when not in check only the attack rules whose
+    /// path runs through the vacated square (or, for hoppers, the arrival
+    /// square) are re-tested. Castling, e.p. and swaps use the full test.
     #[inline]
     pub fn is_legal(&mut self, m: Move, in_check: bool) -> bool {
         let us = self.side;
+        let them = !us;
         let king = self.kings[us];
         if king == NO_SQUARE {
             return true;
         }
         let kind = m.kind();
-        if in_check || !matches!(kind, MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion | MoveKind::Drop) {
+        if !matches!(kind, MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion | MoveKind::Drop) {
             return self.is_legal_full(m);
         }
-        let variant = &*self.variant;
-        let (kx, ky) = (king.file() as i32, king.rank() as i32);
-        let to = m.to();
-        if variant.to_aligned(to.file() as i32 - kx, to.rank() as i32 - ky) {
-            return self.is_legal_full(m);
+        let (from, to) = (m.from(), m.to());
+        let is_drop = kind == MoveKind::Drop;
+        let king_moves = !is_drop && from == king;
+        let mask = if in_check || king_moves {
+            u128::MAX
+        } else {
+            let variant = &*self.variant;
+            let (kx, ky) = (king.file() as i32, king.rank() as i32);
+            let mut mask = variant.hop_rules_through(them, to.file() as i32 - kx, to.rank() as i32 - ky);
+            if !is_drop {
+                mask |= variant.rules_through(them, from.file() as i32 - kx, from.rank() as i32 - ky);
+            }
+            if mask == 0 {
+                return true;
+            }
+            mask
+        };
+        // Play the move on the board only; occupancy is all the attack test reads.
+        let mover = if is_drop { Cell::piece(us, m.piece()) } else { self.board[from.index()] };
+        let captured = self.board[to.index()];
+        if !is_drop {
+            self.board[from.index()] = Cell::EMPTY;
         }
-        if kind == MoveKind::Drop {
-            return true;
+        self.board[to.index()] = mover;
+        let target = if king_moves { to } else { king };
+        let attacked = self.attacked_by_rules(target, them, mask);
+        self.board[to.index()] = captured;
+        if !is_drop {
+            self.board[from.index()] = mover;
         }
-        let from = m.from();
-        if from == king {
-            return self.is_legal_full(m);
-        }
-        if variant.from_aligned(from.file() as i32 - kx, from.rank() as i32 - ky) {
-            return self.is_legal_full(m);
-        }
-        true
+        !attacked
     }
 
     /// All legal moves. In a succession variant a checkmated side with a safe

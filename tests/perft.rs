@@ -33,7 +33,9 @@ fn load(file: &str) -> Vec<Entry> {
         let Some(first) = words.first() else { continue };
         let rest = words[1..].join(" ");
         match first.as_str() {
-            "variant" => variant = Some(registry.get(&rest).unwrap_or_else(|| panic!("{file}:{}: unknown variant", n + 1))),
+            "variant" => {
+                variant = Some(registry.get(&rest).unwrap_or_else(|| panic!("{file}:{}: unknown variant", n + 1)))
+            }
             "id" => entries.push(Entry {
                 file: file.to_string(),
                 variant: variant.clone().unwrap_or_else(|| panic!("{file}:{}: id before variant", n + 1)),

@@ -13,8 +13,7 @@ use menagerie::variant::Registry;
 
 fn men(pos: &Position, color: Color) -> usize {
     let board = pos.squares().iter().filter(|&&sq| pos.cell(sq).is_color(color)).count();
-    let hand: usize =
-        (0..pos.variant().kind_count()).map(|k| pos.hand_count(color, PieceKind(k as u8)) as usize).sum();
+    let hand: usize = (0..pos.variant().kind_count()).map(|k| pos.hand_count(color, PieceKind(k as u8)) as usize).sum();
     board + hand
 }
 

@@ -103,7 +103,12 @@ impl Registry {
             return self.load_file(path).map(|v| vec![v.name.clone()]);
         }
         let entries = std::fs::read_dir(path).map_err(|e| {
-            vec![VariantError { file: path.display().to_string(), line: 0, column: 0, message: format!("cannot read: {e}") }]
+            vec![VariantError {
+                file: path.display().to_string(),
+                line: 0,
+                column: 0,
+                message: format!("cannot read: {e}"),
+            }]
         })?;
         let mut pending: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -3,7 +3,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod betza;
+pub mod engine;
 pub mod eval;
 pub mod fen;
 pub mod geometry;
@@ -13,6 +15,7 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod protocol;
 pub mod search;
 pub mod tt;
 pub mod variant;

@@ -389,6 +389,31 @@ impl Position {
         self.st = prev;
     }
 
+    /// Passes the turn without moving (a null move, for search pruning only;
+    /// never during a setup phase). The move-rule clock restarts so that
+    /// repetition detection never looks across the pass.
+    pub fn make_null(&mut self) {
+        self.history.push(self.st);
+        let z = &self.variant.zobrist;
+        if self.st.ep != NO_SQUARE {
+            self.st.hash ^= z.ep_file[self.st.ep.file() as usize];
+        }
+        self.st.ep = NO_SQUARE;
+        self.st.ep_victim = NO_SQUARE;
+        self.st.captured = Cell::EMPTY;
+        self.st.halfmove = 0;
+        self.st.hash ^= z.black_to_move;
+        self.side = !self.side;
+    }
+
+    /// Takes back [`Position::make_null`].
+    pub fn unmake_null(&mut self) {
+        if let Some(prev) = self.history.pop() {
+            self.st = prev;
+            self.side = !self.side;
+        }
+    }
+
     /// Sets the e.p. square read from a FEN (kept only if a capture is legal).
     pub(crate) fn set_ep_from_fen(&mut self, ep: Square, victim: Square) {
         self.set_ep_if_capturable(ep, victim);

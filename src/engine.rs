@@ -24,7 +24,7 @@ use crate::variant::{Registry, Variant};
 /// Stack of the search thread: move lists live on the stack, one per ply.
 pub const SEARCH_STACK_BYTES: usize = 64 << 20;
 /// Largest `Hash` value accepted, in MiB.
-pub const MAX_HASH_MIB: usize = 65_536;
+pub const MAX_HASH_MIB: usize = 32_768;
 /// Largest `MultiPV` value accepted.
 pub const MAX_MULTIPV: usize = 256;
 
@@ -297,10 +297,19 @@ impl Engine {
         }
         self.stop_and_wait();
         // Free the old table first so the two never coexist in memory.
+        let old = self.options.hash_mib;
         *self.tt_lock() = TranspositionTable::new(1);
-        *self.tt_lock() = TranspositionTable::new(mib);
-        self.options.hash_mib = mib;
-        Ok(())
+        match TranspositionTable::try_new(mib) {
+            Some(table) => {
+                *self.tt_lock() = table;
+                self.options.hash_mib = mib;
+                Ok(())
+            }
+            None => {
+                *self.tt_lock() = TranspositionTable::new(old);
+                Err(EngineError::BadOptionValue { name: "Hash".into(), value: format!("{mib} (out of memory)") })
+            }
+        }
     }
 
     /// Empties the hash table.

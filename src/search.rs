@@ -216,8 +216,8 @@ fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Durati
     // quarters for the last move before a new time control), so that the
     // clock cannot run out however the search behaves.
     let cap = if moves_to_go == 1 { available * 3 / 4 } else { available / 3 };
-    let soft = (available / moves_to_go + inc * 3 / 4).min(cap).max(1);
-    let hard = (soft * 4).min(cap).max(1);
+    let soft = (available / moves_to_go).saturating_add(inc / 4 * 3).min(cap).max(1);
+    let hard = soft.saturating_mul(4).min(cap).max(1);
     (Some(Duration::from_millis(soft)), Some(Duration::from_millis(hard)))
 }
 
@@ -863,14 +863,14 @@ impl<'a> Search<'a> {
             }
             completed = depth;
             if let Some(n) = self.limits.mate {
-                if root[0].score > MATE - 2 * n as i32 {
+                if root[0].score > MATE - 2 * n.min(MAX_PLY as u32) as i32 {
                     break;
                 }
             }
             if self.time_is_limited() {
                 if let Some(soft) = self.soft {
                     // The next iteration would take longer than what is left.
-                    if self.elapsed() >= soft * 6 / 10 {
+                    if self.elapsed().as_millis() >= soft.as_millis() * 6 / 10 {
                         break;
                     }
                 }

@@ -66,6 +66,7 @@ const BUCKET_SIZE: usize = 4;
 struct Bucket([Entry; BUCKET_SIZE]);
 
 /// The table. Sized in MiB; the bucket array is the only allocation.
+#[derive(Default)]
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u8,
@@ -74,9 +75,17 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A table of at most `mib` MiB (at least one bucket).
     pub fn new(mib: usize) -> TranspositionTable {
+        TranspositionTable::try_new(mib).unwrap_or_else(|| TranspositionTable::try_new(1).unwrap_or_default())
+    }
+
+    /// A table of at most `mib` MiB, or None when the memory cannot be had.
+    pub fn try_new(mib: usize) -> Option<TranspositionTable> {
         let bytes = mib.saturating_mul(1 << 20);
         let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        TranspositionTable { buckets: vec![Bucket::default(); count], generation: 0 }
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).ok()?;
+        buckets.resize(count, Bucket::default());
+        Some(TranspositionTable { buckets, generation: 0 })
     }
 
     /// Memory used by the entries, in bytes.

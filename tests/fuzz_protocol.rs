@@ -207,7 +207,7 @@ fn mutate(rng: &mut StdRng, line: &str) -> String {
             let number = rng.gen::<u64>().to_string();
             chars.splice(i..i, number.chars());
         }
-        3 => chars = std::iter::repeat('a').take(rng.gen_range(1000..20_000)).collect(),
+        3 => chars = std::iter::repeat_n('a', rng.gen_range(1000..20_000)).collect(),
         4 => {
             let words: Vec<&str> = line.split(' ').collect();
             return words.iter().rev().copied().collect::<Vec<_>>().join(" ");

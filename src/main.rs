@@ -84,6 +84,9 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
+            if !(1..=menagerie::perft::MAX_PERFT_DEPTH).contains(&depth) {
+                return fail(format!("perft depth must be 1 to {}, not {depth}", menagerie::perft::MAX_PERFT_DEPTH));
+            }
             let Some(v) = registry.get(&variant) else {
                 return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
             };

@@ -12,5 +12,6 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod tournament;
 pub mod variant;
 pub mod zobrist;

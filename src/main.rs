@@ -1,10 +1,11 @@
-//! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`.
+//! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`,
+//! `match`, `play`, `analyse`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use menagerie::perft::{divide, perft};
 use menagerie::position::Position;
 use menagerie::variant::Registry;
@@ -46,6 +47,11 @@ enum Command {
     },
     /// List the loaded variants.
     Variants,
+    /// Play a match or round robin between engines, refereed by the rules core.
+    Match(menagerie::tournament::cli::MatchArgs),
+    /// A random legal mover speaking UCI (or XBoard), for tests.
+    #[command(hide = true)]
+    RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -54,7 +60,14 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    if let (Some(Command::Match(args)), Some(("match", sub))) = (&mut cli.command, matches.subcommand()) {
+        args.group_engines(sub);
+    }
     let mut registry = Registry::builtin();
     if let Some(dir) = &cli.variants {
         if let Err(errors) = registry.load_path(dir) {
@@ -115,6 +128,11 @@ fn main() -> ExitCode {
             for v in registry.variants() {
                 println!("{:<12} {}", v.name, v.description);
             }
+            ExitCode::SUCCESS
+        }
+        Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
+        Some(Command::RandomEngine(args)) => {
+            menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS
         }
         None => fail("protocols are not built yet"),

@@ -100,6 +100,11 @@ impl fmt::Display for BetzaError {
 /// Unlimited rider range (longer than any board).
 pub const UNLIMITED: u8 = 16;
 
+/// A step in files and ranks.
+type Vector = (i8, i8);
+/// A rider's (min, max) steps.
+type Range = (u8, u8);
+
 fn atom_vector(letter: u8) -> Option<(i8, i8)> {
     Some(match letter {
         b'W' => (1, 0),
@@ -276,7 +281,7 @@ impl Parser<'_> {
         }
         self.pos += 1;
         // Compounds and their rider forms.
-        let (vectors, mut rider): (Vec<(i8, i8)>, Option<(u8, u8)>) = match letter {
+        let (vectors, mut rider): (Vec<Vector>, Option<Range>) = match letter {
             b'K' => (vec![(1, 0), (1, 1)], None),
             b'Q' => (vec![(1, 0), (1, 1)], Some((1, UNLIMITED))),
             b'R' => (vec![(1, 0)], Some((1, UNLIMITED))),
@@ -291,7 +296,12 @@ impl Parser<'_> {
                     }
                 }
                 None => {
-                    let shown = self.text.get(at..).and_then(|t| std::str::from_utf8(t).ok()).and_then(|t| t.chars().next()).unwrap_or('?');
+                    let shown = self
+                        .text
+                        .get(at..)
+                        .and_then(|t| std::str::from_utf8(t).ok())
+                        .and_then(|t| t.chars().next())
+                        .unwrap_or('?');
                     return self.error(at, format!("unknown Betza letter '{shown}'"));
                 }
             },
@@ -422,9 +432,10 @@ pub fn parse(text: &str) -> Result<Vec<MoveRule>, BetzaError> {
     // Merge quiet and capture twins of the same geometry into one rule.
     let mut merged: Vec<MoveRule> = Vec::with_capacity(out.len());
     for r in out {
-        if let Some(prev) = merged.iter_mut().find(|p| {
-            p.dx == r.dx && p.dy == r.dy && p.motion == r.motion && p.initial_only == r.initial_only
-        }) {
+        if let Some(prev) = merged
+            .iter_mut()
+            .find(|p| p.dx == r.dx && p.dy == r.dy && p.motion == r.motion && p.initial_only == r.initial_only)
+        {
             if prev.mode != r.mode {
                 prev.mode = Mode::Both;
             }
@@ -474,7 +485,10 @@ mod tests {
         assert_eq!(parse("N0").unwrap(), nn);
         let cannon = parse("mRcpR").unwrap();
         assert_eq!(cannon.iter().filter(|r| r.motion == Motion::Hop && r.mode == Mode::Capture).count(), 4);
-        assert_eq!(cannon.iter().filter(|r| matches!(r.motion, Motion::Ride { .. }) && r.mode == Mode::Quiet).count(), 4);
+        assert_eq!(
+            cannon.iter().filter(|r| matches!(r.motion, Motion::Ride { .. }) && r.mode == Mode::Quiet).count(),
+            4
+        );
         let giraffe = parse("[F-W3..]").unwrap();
         for r in &giraffe {
             let Motion::Bent { second, min, .. } = r.motion else { panic!() };

@@ -117,7 +117,11 @@ impl Position {
         };
         let rows: Vec<&str> = rows_text.split('/').collect();
         if rows.len() != shape.ranks as usize {
-            return Err(FenError::RankCount { found: rows.len(), expected: shape.ranks, variant: variant.name.clone() });
+            return Err(FenError::RankCount {
+                found: rows.len(),
+                expected: shape.ranks,
+                variant: variant.name.clone(),
+            });
         }
         for (i, row) in rows.iter().enumerate() {
             let rank = shape.ranks as usize - 1 - i;
@@ -163,7 +167,8 @@ impl Position {
         }
         if let Some(royal) = variant.royal {
             for color in Color::ALL {
-                let count = pos.board_squares.iter().filter(|s| pos.board[s.index()] == Cell::piece(color, royal)).count();
+                let count =
+                    pos.board_squares.iter().filter(|s| pos.board[s.index()] == Cell::piece(color, royal)).count();
                 if count != 1 {
                     return Err(FenError::RoyalCount {
                         color: color.name(),
@@ -213,7 +218,9 @@ impl Position {
                 let rook_cell = Cell::piece(color, rule.rook);
                 let on_rank = |f: u8| Square::from_coords(f, king.rank());
                 let rook = match c.to_ascii_lowercase() {
-                    'k' => (king.file() + 1..shape.files).rev().map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
+                    'k' => {
+                        (king.file() + 1..shape.files).rev().map(on_rank).find(|s| pos.board[s.index()] == rook_cell)
+                    }
                     'q' => (0..king.file()).map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
                     f @ 'a'..='j' if (f as u8 - b'a') < shape.files => {
                         Some(on_rank(f as u8 - b'a')).filter(|s| pos.board[s.index()] == rook_cell)

@@ -45,7 +45,7 @@ impl Square {
     }
     /// True for a dark square (a1 is dark).
     pub fn is_dark(self) -> bool {
-        (self.file() + self.rank()) % 2 == 0
+        (self.file() + self.rank()).is_multiple_of(2)
     }
     /// Builds the mailbox square of a zero-based file and rank without checking the board size.
     #[inline]
@@ -152,11 +152,9 @@ mod tests {
 
     #[test]
     fn square_names_round_trip_on_every_board() {
-        for shape in [
-            BoardShape { files: 8, ranks: 8 },
-            BoardShape { files: 10, ranks: 8 },
-            BoardShape { files: 10, ranks: 10 },
-        ] {
+        for shape in
+            [BoardShape { files: 8, ranks: 8 }, BoardShape { files: 10, ranks: 8 }, BoardShape { files: 10, ranks: 10 }]
+        {
             let mut count = 0;
             for sq in shape.squares() {
                 let name = sq.to_string();

@@ -30,6 +30,9 @@ enum Command {
         /// Start from this FEN instead of the variant's start position.
         #[arg(long)]
         fen: Option<String>,
+        /// Moves (UCI text) to play from the position first.
+        #[arg(long, num_args = 1.., value_delimiter = ' ')]
+        moves: Vec<String>,
         /// Depth in plies.
         #[arg(long)]
         depth: u32,
@@ -71,14 +74,16 @@ fn main() -> ExitCode {
     let mut registry = Registry::builtin();
     if let Some(dir) = &cli.variants {
         if let Err(errors) = registry.load_path(dir) {
-            for e in &errors {
-                eprintln!("error: {e}");
-            }
-            return ExitCode::FAILURE;
+            let first = errors.first().map_or_else(|| "cannot load variants".to_string(), |e| e.to_string());
+            let more = match errors.len() {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more; run `menagerie check FILE` to list them)", n - 1),
+            };
+            return fail(format!("{first}{more}"));
         }
     }
     match cli.command {
-        Some(Command::Perft { variant, fen, depth, divide: split, chess960 }) => {
+        Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
             let Some(v) = registry.get(&variant) else {
                 return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
             };
@@ -90,6 +95,12 @@ fn main() -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(e),
             };
+            for text in &moves {
+                match pos.parse_move(text) {
+                    Ok(m) => pos.make(m),
+                    Err(e) => return fail(e),
+                }
+            }
             let start = Instant::now();
             let nodes = if split {
                 let rows = divide(&mut pos, depth, chess960);

@@ -13,6 +13,13 @@ use crate::position::Position;
 pub const SHIPPED: &[(&str, &str)] = &[
     ("chess.var", include_str!("../../variants/chess.var")),
     ("capablanca.var", include_str!("../../variants/capablanca.var")),
+    ("relocation.var", include_str!("../../variants/relocation.var")),
+    ("clockwork.var", include_str!("../../variants/clockwork.var")),
+    ("clash1.var", include_str!("../../variants/clash1.var")),
+    ("clash2.var", include_str!("../../variants/clash2.var")),
+    ("clash3.var", include_str!("../../variants/clash3.var")),
+    ("clash4.var", include_str!("../../variants/clash4.var")),
+    ("clash5.var", include_str!("../../variants/clash5.var")),
 ];
 
 /// Names GUIs use for our variants.
@@ -96,7 +103,12 @@ impl Registry {
             return self.load_file(path).map(|v| vec![v.name.clone()]);
         }
         let entries = std::fs::read_dir(path).map_err(|e| {
-            vec![VariantError { file: path.display().to_string(), line: 0, column: 0, message: format!("cannot read: {e}") }]
+            vec![VariantError {
+                file: path.display().to_string(),
+                line: 0,
+                column: 0,
+                message: format!("cannot read: {e}"),
+            }]
         })?;
         let mut pending: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -270,13 +270,12 @@ impl Variant {
                         }
                         Motion::Ride { min, max } => CompiledMotion::Ride { min, max },
                         Motion::Hop => CompiledMotion::Hop,
-                        Motion::Bent { second, min, max } => CompiledMotion::Bent {
-                            second: offset(second.0 as i32, (second.1 * flip) as i32),
-                            min,
-                            max,
-                        },
+                        Motion::Bent { second, min, max } => {
+                            CompiledMotion::Bent { second: offset(second.0 as i32, (second.1 * flip) as i32), min, max }
+                        }
                     };
-                    let rule = CompiledRule { step: offset(dx, dy), motion, mode: r.mode, initial_only: r.initial_only };
+                    let rule =
+                        CompiledRule { step: offset(dx, dy), motion, mode: r.mode, initial_only: r.initial_only };
                     compiled.push(rule);
                     if r.mode.captures() && !r.initial_only {
                         // The attack test walks from the target back towards the attacker.

@@ -65,6 +65,8 @@ struct Line {
     file: String,
     number: usize,
     tokens: Vec<Token>,
+    /// True for lines that come from an inherited variant.
+    inherited: bool,
 }
 
 impl Line {
@@ -96,7 +98,7 @@ fn tokenize(file: &str, text: &str) -> Vec<Line> {
             }
         }
         if !tokens.is_empty() {
-            lines.push(Line { file: file.to_string(), number: i + 1, tokens });
+            lines.push(Line { file: file.to_string(), number: i + 1, tokens, inherited: false });
         }
     }
     lines
@@ -106,13 +108,7 @@ fn tokenize(file: &str, text: &str) -> Vec<Line> {
 pub type Resolver<'r> = &'r dyn Fn(&str) -> Option<(String, String)>;
 
 /// Reads a variant file's text into lines, following `inherit` (parent lines first).
-fn collect_lines(
-    file: &str,
-    text: &str,
-    resolve: Resolver,
-    depth: usize,
-    errors: &mut Vec<VariantError>,
-) -> Vec<Line> {
+fn collect_lines(file: &str, text: &str, resolve: Resolver, depth: usize, errors: &mut Vec<VariantError>) -> Vec<Line> {
     let mut out = Vec::new();
     for line in tokenize(file, text) {
         if line.directive() == "inherit" {
@@ -129,7 +125,10 @@ fn collect_lines(
                     let parent_lines = collect_lines(&parent_file, &parent_text, resolve, depth + 1, errors);
                     // The parent's name, description and xboard parent are its own.
                     out.extend(
-                        parent_lines.into_iter().filter(|l| !matches!(l.directive(), "name" | "description")),
+                        parent_lines
+                            .into_iter()
+                            .filter(|l| !matches!(l.directive(), "name" | "description"))
+                            .map(|l| Line { inherited: true, ..l }),
                     );
                 }
                 None => errors.push(line.error(1, format!("inherit: unknown variant {parent:?}"))),
@@ -215,7 +214,8 @@ fn rank_mask(line: &Line, index: usize, ranks: u8) -> Result<Vec<u8>, VariantErr
 
 /// A key under which a later directive replaces an earlier one (from a parent).
 fn override_key(line: &Line) -> String {
-    let head: Vec<&str> = line.tokens.iter().map(|t| t.text.as_str()).take_while(|t| *t != "to" && *t != "rank").collect();
+    let head: Vec<&str> =
+        line.tokens.iter().map(|t| t.text.as_str()).take_while(|t| *t != "to" && *t != "rank").collect();
     match line.directive() {
         "promote" | "initial" | "drop-forbid" => head.join(" "),
         "convert" | "xboard-piece" | "draw" => head.iter().take(2).copied().collect::<Vec<_>>().join(" "),
@@ -242,7 +242,9 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
                 let letter = match (chars.next(), chars.next()) {
                     (Some(c), None) if c.is_ascii_uppercase() => c,
                     _ => {
-                        errors.push(line.error(1, format!("a piece letter is one upper-case letter, not {letter_text:?}")));
+                        errors.push(
+                            line.error(1, format!("a piece letter is one upper-case letter, not {letter_text:?}")),
+                        );
                         continue;
                     }
                 };
@@ -365,13 +367,17 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
             let text = line.tokens.get(1).map_or("", |t| t.text.as_str());
             let parsed = text.split_once('x').and_then(|(f, r)| Some((f.parse::<u32>().ok()?, r.parse::<u32>().ok()?)));
             match parsed {
-                Some((f, r)) if (1..=MAX_BOARD_SIDE as u32).contains(&f) && (1..=MAX_BOARD_SIDE as u32).contains(&r) => {
+                Some((f, r))
+                    if (1..=MAX_BOARD_SIDE as u32).contains(&f) && (1..=MAX_BOARD_SIDE as u32).contains(&r) =>
+                {
                     spec.shape = BoardShape { files: f as u8, ranks: r as u8 }
                 }
-                Some((f, r)) => errors.push(line.error(
-                    1,
-                    format!("board {f}x{r}: files and ranks must each be between 1 and {MAX_BOARD_SIDE}"),
-                )),
+                Some((f, r)) => {
+                    errors.push(line.error(
+                        1,
+                        format!("board {f}x{r}: files and ranks must each be between 1 and {MAX_BOARD_SIDE}"),
+                    ))
+                }
                 None => errors.push(line.error(1, format!("expected FILESxRANKS such as 10x8, found {text:?}"))),
             }
         }
@@ -492,7 +498,8 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
                     }
                 }
                 "setup-swap" => {
-                    let with = args.iter().position(|t| t.text == "with").ok_or_else(|| line.error(1, "expected 'with'"))?;
+                    let with =
+                        args.iter().position(|t| t.text == "with").ok_or_else(|| line.error(1, "expected 'with'"))?;
                     let mut movers = 0;
                     for i in 1..=with {
                         movers |= 1 << parse_kind(line, i, &letters)?.0;
@@ -516,14 +523,17 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
                     Some("repetition") => spec.end.repetition = parse_number(line, 2)?,
                     Some("move-rule") => spec.end.move_rule = parse_number(line, 2)?,
                     Some("move-rule-reset") => spec.end.reset_kinds = kind_mask(line, 2, &letters)?,
-                    _ => return Err(line.error(1, "draw repetition N | draw move-rule N | draw move-rule-reset LETTERS")),
+                    _ => {
+                        return Err(line.error(1, "draw repetition N | draw move-rule N | draw move-rule-reset LETTERS"))
+                    }
                 },
                 "xboard-parent" => {
                     spec.xboard_parent = Some(args.first().ok_or_else(|| line.error(1, "needs a name"))?.text.clone())
                 }
                 "xboard-piece" => {
                     let kind = parse_kind(line, 1, &letters)?;
-                    let text = args.get(1..).unwrap_or(&[]).iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
+                    let text =
+                        args.get(1..).unwrap_or(&[]).iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
                     if text.is_empty() {
                         return Err(line.error(2, "xboard-piece needs a Betza string"));
                     }
@@ -533,8 +543,11 @@ pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<Va
             }
             Ok(())
         })();
-        if let Err(e) = result {
-            errors.push(e);
+        match result {
+            // An inherited directive about a piece this variant removed does not apply.
+            Err(e) if line.inherited && e.message.starts_with("unknown piece letter") => {}
+            Err(e) => errors.push(e),
+            Ok(()) => {}
         }
     }
     if let Some(rule) = spec.castling.as_mut() {

@@ -1,0 +1,91 @@
+//! The command line never panics on bad input: a one-line error on stderr and
+//! a non-zero exit for unknown variants, bad FENs, illegal moves and broken
+//! variant files.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_menagerie")).args(args).output().expect("run menagerie");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn assert_one_line_error(args: &[&str], expected: &str) {
+    let (ok, _, err) = run(args);
+    assert!(!ok, "{args:?} should fail");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(err.contains(expected), "{args:?}: {err:?} lacks {expected:?}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn perft_prints_the_stockfish_summary_line() {
+    let (ok, out, _) = run(&["perft", "--variant", "capablanca", "--depth", "3"]);
+    assert!(ok);
+    assert!(out.lines().any(|l| l == "Nodes searched: 25228"), "{out}");
+    let (ok, out, _) = run(&["perft", "--variant", "chess", "--depth", "2", "--divide"]);
+    assert!(ok);
+    assert!(out.lines().any(|l| l == "e2e4: 20"), "{out}");
+    assert!(out.lines().any(|l| l == "Nodes searched: 400"), "{out}");
+}
+
+#[test]
+fn perft_after_moves() {
+    let (ok, out, _) = run(&["perft", "--variant", "relocation", "--moves", "f8d8", "f1f1", "--depth", "1"]);
+    assert!(ok);
+    assert!(out.lines().any(|l| l == "Nodes searched: 28"), "{out}");
+}
+
+#[test]
+fn unknown_variant_is_an_error() {
+    assert_one_line_error(&["perft", "--variant", "nosuch", "--depth", "1"], "unknown variant \"nosuch\"");
+}
+
+#[test]
+fn bad_fen_is_an_error() {
+    assert_one_line_error(
+        &["perft", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w - - 0 1", "--depth", "1"],
+        "FEN has 7 ranks",
+    );
+    assert_one_line_error(
+        &["perft", "--fen", "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w", "--depth", "1"],
+        "FEN rank 6 has 9 squares",
+    );
+    assert_one_line_error(
+        &["perft", "--fen", "xnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w", "--depth", "1"],
+        "unknown piece letter 'x'",
+    );
+    assert_one_line_error(
+        &["perft", "--fen", "8/8/8/8/8/8/8/K7 w - - 0 1", "--depth", "1"],
+        "black must have exactly one king",
+    );
+}
+
+#[test]
+fn illegal_and_malformed_moves_are_errors() {
+    assert_one_line_error(&["perft", "--moves", "e2e5", "--depth", "1"], "illegal move \"e2e5\"");
+    assert_one_line_error(&["perft", "--moves", "k11a1", "--depth", "1"], "bad move syntax \"k11a1\"");
+    assert_one_line_error(&["perft", "--moves", "0000", "--depth", "1"], "illegal move \"0000\"");
+}
+
+#[test]
+fn broken_variant_file_is_reported_with_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("menagerie-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("bad.var");
+    std::fs::write(&file, "name bad\nboard 8x8\nstart 4k3/8/8/8/8/8/8/4K3 w - - 0 1\npiece K king 0 K\npiece Z zed 100 fmWX\nroyal K\nfrobnicate yes\n")
+        .expect("write");
+    let path = file.to_str().expect("utf-8 path");
+    let (ok, out, _) = run(&["check", path]);
+    assert!(!ok);
+    assert!(out.contains("bad.var:5:20: bad Betza \"fmWX\": unknown Betza letter 'X'"), "{out}");
+    assert!(out.contains("bad.var:7:1: unknown directive \"frobnicate\""), "{out}");
+    assert_one_line_error(&["--variants", path, "variants"], "bad.var:5:20");
+    let (ok, out, _) = run(&["check", concat!(env!("CARGO_MANIFEST_DIR"), "/variants/clash5.var")]);
+    assert!(ok, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

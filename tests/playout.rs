@@ -1,0 +1,105 @@
+//! Random-playout property tests over every shipped variant (fixed seeds):
+//! unmake restores FEN and hash exactly, the incremental hash equals a fresh
+//! one, FEN and move text round-trip, no legal move leaves the mover's king
+//! attacked, and in drop variants each side keeps 16 men (board + hand).
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use menagerie::moves::{MoveKind, MoveList};
+use menagerie::piece::{Color, PieceKind};
+use menagerie::position::Position;
+use menagerie::variant::Registry;
+
+fn men(pos: &Position, color: Color) -> usize {
+    let board = pos.squares().iter().filter(|&&sq| pos.cell(sq).is_color(color)).count();
+    let hand: usize = (0..pos.variant().kind_count()).map(|k| pos.hand_count(color, PieceKind(k as u8)) as usize).sum();
+    board + hand
+}
+
+fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
+    let registry = Registry::builtin();
+    let variant = registry.get(name).expect("shipped variant");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut plies = 0;
+    for _ in 0..games {
+        let mut pos = Position::startpos(variant.clone()).expect("start FEN");
+        let start_men = [men(&pos, Color::White), men(&pos, Color::Black)];
+        for _ in 0..max_plies {
+            let fen = pos.to_fen();
+            let hash = pos.hash();
+            assert_eq!(hash, pos.compute_hash(), "{name}: incremental hash differs at {fen}");
+            // FEN round trip.
+            let reparsed = Position::from_fen(variant.clone(), &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            assert_eq!(reparsed.to_fen(), fen);
+            assert_eq!(reparsed.hash(), hash, "{name}: hash of reparsed FEN differs at {fen}");
+
+            let mut list = MoveList::new();
+            pos.generate_legal(&mut list);
+            // Legal moves agree with a slow filter of pseudo-legal moves.
+            let mut pseudo = MoveList::new();
+            pos.generate_pseudo(&mut pseudo);
+            for &m in &list {
+                let us = pos.side_to_move();
+                let text = pos.move_to_uci(m, false);
+                assert_eq!(pos.parse_move(&text), Ok(m), "{name}: move text {text} does not round-trip at {fen}");
+                pos.make(m);
+                if !pos.in_setup() || m.kind() == MoveKind::Swap {
+                    assert!(!pos.king_attacked(us), "{name}: {text} leaves the king attacked at {fen}");
+                }
+                assert_eq!(pos.hash(), pos.compute_hash(), "{name}: hash after {text} at {fen}");
+                pos.unmake(m);
+                assert_eq!(pos.to_fen(), fen, "{name}: unmake {text} did not restore the FEN");
+                assert_eq!(pos.hash(), hash, "{name}: unmake {text} did not restore the hash");
+            }
+            if !pos.in_setup() && variant.succession.is_none() {
+                for &m in &pseudo {
+                    if !list.contains(&m) {
+                        let us = pos.side_to_move();
+                        pos.make(m);
+                        let attacked = pos.king_attacked(us);
+                        pos.unmake(m);
+                        assert!(attacked, "{name}: pseudo-legal move dropped although legal at {fen}");
+                    }
+                }
+            }
+            if variant.hands {
+                assert_eq!([men(&pos, Color::White), men(&pos, Color::Black)], start_men, "{name}: men count at {fen}");
+            }
+            if list.is_empty() {
+                break;
+            }
+            let m = list[rng.gen_range(0..list.len())];
+            pos.make(m);
+            plies += 1;
+        }
+    }
+    assert!(plies > games * 10, "{name}: playouts too short ({plies} plies)");
+}
+
+#[test]
+fn chess_playouts() {
+    playouts("chess", 30, 200, 1);
+}
+
+#[test]
+fn capablanca_playouts() {
+    playouts("capablanca", 30, 200, 2);
+}
+
+#[test]
+fn relocation_playouts() {
+    playouts("relocation", 30, 150, 3);
+}
+
+#[test]
+fn clockwork_playouts_with_drops() {
+    playouts("clockwork", 30, 200, 4);
+}
+
+#[test]
+fn clash_playouts_every_episode() {
+    for (i, name) in ["clash1", "clash2", "clash3", "clash4", "clash5"].iter().enumerate() {
+        playouts(name, 12, 200, 10 + i as u64);
+    }
+}

@@ -1,0 +1,114 @@
+//! Variant files: every shipped file loads, and each class of broken file is
+//! rejected with its line, column and an exact message, leaving the registry
+//! as it was.
+
+use menagerie::variant::Registry;
+
+const BASE: &str = "name t\nboard 8x8\nstart 4k3/8/8/8/8/8/8/4K3 w - - 0 1\npiece K king 0 K\nroyal K\n";
+
+fn first_error(text: &str) -> String {
+    let reg = Registry::builtin();
+    match reg.parse_text("t.var", text) {
+        Ok(_) => panic!("should fail:\n{text}"),
+        Err(errors) => errors.first().map(|e| e.to_string()).unwrap_or_default(),
+    }
+}
+
+#[test]
+fn shipped_variants_all_load() {
+    let reg = Registry::builtin();
+    let names = reg.names();
+    for want in ["chess", "capablanca", "relocation", "clockwork", "clash1", "clash2", "clash3", "clash4", "clash5"] {
+        assert!(names.iter().any(|n| n == want), "{want} missing from {names:?}");
+    }
+    assert!(reg.parse_text("t.var", BASE).is_ok());
+}
+
+#[test]
+fn unknown_directive() {
+    assert_eq!(
+        first_error(&format!("{BASE}castle-everything now\n")),
+        "t.var:6:1: unknown directive \"castle-everything\""
+    );
+}
+
+#[test]
+fn bad_betza_letter_names_its_column() {
+    assert_eq!(
+        first_error(&format!("{BASE}piece X thing 300 fmW  cFY\n")),
+        "t.var:6:26: bad Betza \"fmW cFY\": unknown Betza letter 'Y'"
+    );
+}
+
+#[test]
+fn board_sizes_outside_1_to_10() {
+    assert_eq!(
+        first_error(&BASE.replace("board 8x8", "board 0x8")),
+        "t.var:2:7: board 0x8: files and ranks must each be between 1 and 10"
+    );
+    assert_eq!(
+        first_error(&BASE.replace("board 8x8", "board 17x8")),
+        "t.var:2:7: board 17x8: files and ranks must each be between 1 and 10"
+    );
+}
+
+#[test]
+fn start_fen_must_match_the_board() {
+    assert_eq!(
+        first_error(&BASE.replace("board 8x8", "board 10x8")),
+        "t.var:3:7: bad start FEN: FEN rank 8 has 8 squares, the board has 10 files"
+    );
+}
+
+#[test]
+fn missing_king_in_start_position() {
+    assert_eq!(
+        first_error(&BASE.replace("4k3/8", "8/8")),
+        "t.var:3:7: bad start FEN: black must have exactly one king (found 0)"
+    );
+}
+
+#[test]
+fn missing_royal_directive() {
+    assert_eq!(first_error(&BASE.replace("royal K\n", "")), "t.var:0:1: missing 'royal' (the piece to checkmate)");
+}
+
+#[test]
+fn unknown_piece_letter_in_a_directive() {
+    assert_eq!(first_error(&format!("{BASE}promote P to Q\n")), "t.var:6:9: unknown piece letter 'P'");
+}
+
+#[test]
+fn bad_betza_ranges_and_modifiers() {
+    assert_eq!(
+        first_error(&format!("{BASE}piece X thing 300 W..3\n")),
+        "t.var:6:20: bad Betza \"W..3\": a range needs a number before '..'"
+    );
+    assert_eq!(
+        first_error(&format!("{BASE}piece X thing 300 pN\n")),
+        "t.var:6:19: bad Betza \"pN\": 'p' (hopper) needs a rider such as R, B, Q or WW"
+    );
+}
+
+#[test]
+fn a_failed_load_keeps_the_registry() {
+    let mut reg = Registry::builtin();
+    let before = reg.names();
+    assert!(reg.load_text("x.var", "name chess\nboard 8x8\n").is_err());
+    assert_eq!(reg.names(), before);
+    assert_eq!(reg.get("chess").expect("chess").pieces.len(), 6);
+}
+
+#[test]
+fn inherit_and_override() {
+    let mut reg = Registry::builtin();
+    let v = reg
+        .load_text("mini.var", "name minicapa\ninherit capablanca\npromote P to Q\ndescription test\n")
+        .expect("loads");
+    assert_eq!(v.shape.files, 10);
+    let pawn = v.kind_of_letter('P').expect("pawn");
+    let queen = v.kind_of_letter('Q').expect("queen");
+    assert_eq!(v.promotions.0[0][pawn.index()], vec![queen], "the later promote replaces the inherited one");
+    assert_eq!(v.description, "test");
+    assert!(reg.get("minicapa").is_some());
+}

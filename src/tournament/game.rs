@@ -93,6 +93,10 @@ pub struct PlayedMove {
     pub san: String,
     /// PGN comment (`book`, or `+0.35/12 0.41s`).
     pub comment: Option<String>,
+    /// True when White made the move.
+    pub white: bool,
+    /// The full-move number it was made at.
+    pub number: u32,
 }
 
 /// A finished (or stopped) game.
@@ -173,8 +177,9 @@ pub fn play_game(
             return (record, faults);
         };
         let san = move_to_san(&mut pos, m);
+        let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
         pos.make(m);
-        record.moves.push(PlayedMove { uci: text.clone(), san, comment: Some("book".to_string()) });
+        record.moves.push(PlayedMove { uci: text.clone(), san, comment: Some("book".to_string()), white, number });
     }
     let [white, black] = engines;
     let mut engines = [white, black];
@@ -294,9 +299,16 @@ pub fn play_game(
                 let san = move_to_san(&mut pos, m);
                 // Engines get the move in our canonical form (castling as king to its square).
                 let canonical = pos.move_to_uci(m, false);
+                let number = u32::from(pos.state().fullmove);
                 pos.make(m);
                 uci_moves.push(canonical.clone());
-                record.moves.push(PlayedMove { uci: canonical, san, comment: Some(comment(&info, used)) });
+                record.moves.push(PlayedMove {
+                    uci: canonical,
+                    san,
+                    comment: Some(comment(&info, used)),
+                    white: us == Color::White,
+                    number,
+                });
             }
             Ok(Reply::Resign) => {
                 finish(&mut record, Some(Outcome::win_for(!us)), Termination::Normal, format!("{name} resigns"));

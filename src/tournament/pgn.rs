@@ -66,24 +66,19 @@ pub fn write_game(game: &GameRecord, ctx: &PgnContext<'_>) -> String {
     tag("Termination", &game.termination.to_string());
     out.push('\n');
 
-    // Move numbers follow the start FEN's fullmove number and side to move.
-    let fields: Vec<&str> = game.start_fen.split_whitespace().collect();
-    let black_first = fields.get(1) == Some(&"b");
-    let mut number: u32 = fields.get(5).and_then(|n| n.parse().ok()).unwrap_or(1).max(1);
+    // Move numbers come from the positions (a setup phase may give one side two moves in a row).
     let mut tokens: Vec<String> = Vec::new();
-    for (i, m) in game.moves.iter().enumerate() {
-        let white_move = (i % 2 == 0) != black_first;
-        if white_move {
-            tokens.push(format!("{number}."));
-        } else if i == 0 {
-            tokens.push(format!("{number}..."));
+    let mut last: Option<(bool, u32)> = None;
+    for m in &game.moves {
+        if m.white {
+            tokens.push(format!("{}.", m.number));
+        } else if last != Some((true, m.number)) {
+            tokens.push(format!("{}...", m.number));
         }
+        last = Some((m.white, m.number));
         tokens.push(m.san.clone());
         if let Some(c) = &m.comment {
             tokens.push(format!("{{{}}}", c.replace('}', ")")));
-        }
-        if !white_move {
-            number += 1;
         }
     }
     if !game.reason.is_empty() {

@@ -264,20 +264,19 @@ impl XboardEngine {
             self.process.send(&format!("otim {}", other.left_ms.max(0) / 10))?;
         }
         let missing: Vec<String> = request.moves.iter().skip(self.known).cloned().collect();
+        // Usually the opponent's one move starts the search. When a side moves
+        // twice in a row (a setup phase) or the engine is in force mode, the
+        // moves are entered in force mode and `go` starts the search.
+        if !self.forced && missing.len() != 1 {
+            self.process.send("force")?;
+            self.forced = true;
+        }
+        for m in &missing {
+            self.send_move(m)?;
+        }
         if self.forced {
-            for m in &missing {
-                self.send_move(m)?;
-            }
             self.process.send("go")?;
             self.forced = false;
-        } else {
-            if missing.len() != 1 {
-                // Out of step (should not happen): resend the game in force mode.
-                return Err(EngineError::Protocol(format!("expected one new move, have {}", missing.len())));
-            }
-            for m in &missing {
-                self.send_move(m)?;
-            }
         }
         self.known = request.moves.len();
         let mut info = SearchInfo::default();
@@ -317,7 +316,7 @@ impl XboardEngine {
                 // XBoard mate scores: 100000 + N plies (and the negated form).
                 if score.abs() >= 99_000 {
                     let plies = 100_000 - score.abs();
-                    let moves = ((plies + 1) / 2) as i32;
+                    let moves = ((plies + 1) / 2).max(1) as i32;
                     info.mate = Some(if score > 0 { moves } else { -moves });
                     info.score_cp = None;
                 } else {

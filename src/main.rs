@@ -52,6 +52,11 @@ enum Command {
     Variants,
     /// Play a match or round robin between engines, refereed by the rules core.
     Match(menagerie::tournament::cli::MatchArgs),
+    /// Play against an engine (or a random mover) in the terminal.
+    Play(menagerie::tournament::play::PlayArgs),
+    /// Analyse a position with a UCI engine (MultiPV, text or JSON).
+    #[command(alias = "analyze")]
+    Analyse(menagerie::tournament::analyse::AnalyseArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
     #[command(hide = true)]
     RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
@@ -142,6 +147,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
+        Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
+        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS

@@ -237,3 +237,46 @@ fn capablanca_against_fairymax() {
     eprintln!("{summary}");
     let _ = std::fs::remove_file(&pgn);
 }
+
+#[test]
+fn analyse_prints_multipv_lines() {
+    let engine = format!("{BIN} random-engine");
+    let out = Command::new(BIN)
+        .args(["analyse", "--engine", &engine, "--multipv", "3", "--variant", "capablanca", "--moves", "e2e4 e7e5"])
+        .args(["--depth", "1", "--json"])
+        .output()
+        .expect("run analyse");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(json.starts_with("{\"variant\":\"capablanca\""), "{json}");
+    assert_eq!(json.matches("\"multipv\":").count(), 3, "{json}");
+    let out = Command::new(BIN).args(["analyze", "--engine", &engine, "--depth", "1"]).output().expect("run analyze");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("best move:") && text.contains(" 1. "), "{text}");
+    // A bad engine command is an error, not a panic.
+    let out = Command::new(BIN).args(["analyse", "--engine", "exit 1", "--depth", "1"]).output().expect("run analyse");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error:"));
+}
+
+#[test]
+fn play_against_random_mover() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["play", "--variant", "capablanca", "--seed", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn play");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"e2e4\nbogus\nmoves\nquit\n");
+    }
+    let out = child.wait_with_output().expect("wait play");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("10 r n a b q k b c n r") || text.contains(" 8 r n a b q k b c n r"), "{text}");
+    assert!(text.contains("a b c d e f g h i j"), "{text}");
+    assert!(text.contains("You play e4 (e2e4)"), "{text}");
+    assert!(text.contains("Engine plays"), "{text}");
+    assert!(text.contains("bad move syntax \"bogus\""), "{text}");
+}

@@ -203,41 +203,11 @@ pub fn play_game(
     }
     let mut clocks = [Clock::new(&setup.tc), Clock::new(&setup.tc)];
     let mut uci_moves: Vec<String> = setup.opening.clone();
-    let end = setup.variant.end.clone();
     let start_ply = pos.ply_count();
     loop {
-        let mut legal = MoveList::new();
-        pos.generate_legal(&mut legal);
         let us = pos.side_to_move();
-        if legal.is_empty() {
-            if pos.in_check() {
-                finish(
-                    &mut record,
-                    Some(Outcome::win_for(!us)),
-                    Termination::Normal,
-                    format!("{} mates", side_name(!us)),
-                );
-            } else {
-                finish(&mut record, Some(Outcome::Draw), Termination::Normal, "Draw by stalemate".to_string());
-            }
-            break;
-        }
-        if end.repetition > 0 && pos.repetitions() + 1 >= end.repetition {
-            finish(
-                &mut record,
-                Some(Outcome::Draw),
-                Termination::Normal,
-                format!("Draw by {}-fold repetition", end.repetition),
-            );
-            break;
-        }
-        if end.move_rule > 0 && u32::from(pos.state().halfmove) >= 2 * end.move_rule {
-            finish(
-                &mut record,
-                Some(Outcome::Draw),
-                Termination::Normal,
-                format!("Draw by {} moves rule", end.move_rule),
-            );
+        if let Some((outcome, reason)) = rules_result(&mut pos) {
+            finish(&mut record, Some(outcome), Termination::Normal, reason);
             break;
         }
         if setup.max_moves > 0 && (pos.ply_count() - start_ply) as u32 >= 2 * setup.max_moves {
@@ -346,6 +316,29 @@ pub fn play_game(
         }
     }
     (record, faults)
+}
+
+/// The result the variant's rules give the position, if the game is over:
+/// checkmate, stalemate (a draw), repetition, or the move rule.
+pub fn rules_result(pos: &mut Position) -> Option<(Outcome, String)> {
+    let mut legal = MoveList::new();
+    pos.generate_legal(&mut legal);
+    let us = pos.side_to_move();
+    if legal.is_empty() {
+        return Some(if pos.in_check() {
+            (Outcome::win_for(!us), format!("{} mates", side_name(!us)))
+        } else {
+            (Outcome::Draw, "Draw by stalemate".to_string())
+        });
+    }
+    let end = &pos.variant().end;
+    if end.repetition > 0 && pos.repetitions() + 1 >= end.repetition {
+        return Some((Outcome::Draw, format!("Draw by {}-fold repetition", end.repetition)));
+    }
+    if end.move_rule > 0 && u32::from(pos.state().halfmove) >= 2 * end.move_rule {
+        return Some((Outcome::Draw, format!("Draw by {} moves rule", end.move_rule)));
+    }
+    None
 }
 
 fn comment(info: &SearchInfo, used: Duration) -> String {

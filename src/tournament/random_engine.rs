@@ -74,6 +74,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
         let _ = out.flush();
     };
     let mut forced = true;
+    let mut multipv: usize = 1;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         let tokens: Vec<&str> = line.split_whitespace().collect();
@@ -124,6 +125,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
             match command {
                 "uci" => {
                     say("id name menagerie-random");
+                    say("option name MultiPV type spin default 1 min 1 max 64");
                     say("id author the menagerie developers");
                     let vars: Vec<String> = state.registry.names().iter().map(|n| format!("var {n}")).collect();
                     say(&format!("option name UCI_Variant type combo default chess {}", vars.join(" ")));
@@ -148,9 +150,22 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                         }
                     }
                 }
+                "setoption" if tokens.get(2).is_some_and(|t| t.eq_ignore_ascii_case("MultiPV")) => {
+                    multipv = tokens.get(4).and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
+                }
                 "go" => {
-                    let m = state.choose().unwrap_or_else(|| "0000".to_string());
-                    say("info depth 1 score cp 0");
+                    // MultiPV lines: distinct random moves, each a one-move PV.
+                    let mut seen = Vec::new();
+                    for k in 1..=multipv {
+                        match state.choose() {
+                            Some(m) if !seen.contains(&m) => {
+                                say(&format!("info depth 1 multipv {k} score cp 0 nodes 1 time 0 pv {m}"));
+                                seen.push(m);
+                            }
+                            _ => break,
+                        }
+                    }
+                    let m = seen.first().cloned().unwrap_or_else(|| "0000".to_string());
                     say(&format!("bestmove {m}"));
                 }
                 _ => {}

@@ -2,6 +2,7 @@
 //! structs and the functions `main` calls. Uses the runner, openings, time
 //! controls, statistics and the variant registry.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use super::engine::EngineSpec;
+use super::engine::{Engine, EngineSpec};
 use super::openings::read_openings;
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
@@ -115,6 +116,18 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
     if engines.len() < 2 {
         return Err("a match needs at least two --engine".to_string());
     }
+    // Names must tell engines apart in the PGN and the table.
+    let mut engines = engines;
+    for i in 1..engines.len() {
+        let taken = |name: &str, engines: &[EngineSpec]| engines[..i].iter().any(|e| e.name == name);
+        if taken(&engines[i].name, &engines) {
+            let mut k = 2;
+            while taken(&format!("{}-{k}", engines[i].name), &engines) {
+                k += 1;
+            }
+            engines[i].name = format!("{}-{k}", engines[i].name);
+        }
+    }
     let tc: TimeControl = args.tc.parse().map_err(|e| format!("{e}"))?;
     let sprt = match &args.sprt {
         Some(parts) => {
@@ -152,7 +165,7 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         max_moves: args.max_moves,
         event: args.event.clone(),
         debug: args.debug,
-        progress: !args.quiet,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
     })
 }
 
@@ -163,6 +176,15 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
         Err(e) => return fail(e),
     };
     let stop = Arc::new(AtomicBool::new(false));
+    // Start every engine once, so that a wrong command fails before any game.
+    for spec in &config.engines {
+        let check = Engine::start(spec, &stop, config.debug)
+            .and_then(|mut e| e.new_game(&config.variant, &config.variant.start_fen, &config.tc, &stop).map(|_| e));
+        match check {
+            Ok(e) => e.quit(),
+            Err(e) => return fail(format!("engine {} ({}): {e}", spec.name, spec.cmd)),
+        }
+    }
     let flag = Arc::clone(&stop);
     if let Err(e) = ctrlc::set_handler(move || {
         flag.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -5,9 +5,11 @@
 //! The formulas are those of cutechess-cli and fishtest, written anew:
 //! Elo = -400 log10(1/s - 1) for score s; the margin maps s ± 1.96 standard
 //! errors through the same curve and halves the width; the SPRT is the
-//! generalised SPRT of fishtest's "logistic" model with the normal
-//! approximation LLR = N (s1 - s0) (2 mean - s0 - s1) / (2 var), over game
-//! scores (trinomial) or over pair scores (pentanomial, when games are paired).
+//! generalised SPRT of fishtest's "logistic" model: the log-likelihood ratio
+//! of the maximum-likelihood outcome distributions whose mean scores are those
+//! of elo0 and elo1, over game scores (trinomial) or over pair scores
+//! (pentanomial, when games are paired). For many games it equals the normal
+//! approximation N (s1 - s0) (2 mean - s0 - s1) / (2 var).
 
 use std::fmt;
 use std::str::FromStr;
@@ -182,6 +184,29 @@ pub fn erf(x: f64) -> f64 {
     }
 }
 
+/// The distribution closest to `phat` (maximum likelihood) whose mean over
+/// `values` is `mean`: p_i = phat_i / (1 + t (v_i - mean)), with t found by
+/// bisection (the constraint is monotone in t). `mean` must lie strictly
+/// between the smallest and largest value.
+fn mle_with_mean(phat: &[f64], values: &[f64], mean: f64) -> Vec<f64> {
+    let high_v = values.iter().copied().fold(f64::MIN, f64::max) - mean;
+    let low_v = values.iter().copied().fold(f64::MAX, f64::min) - mean;
+    // Every denominator stays positive for t in (-1/high_v, -1/low_v).
+    let (mut lo, mut hi) = (-1.0 / high_v, -1.0 / low_v);
+    let constraint =
+        |t: f64| phat.iter().zip(values).map(|(p, v)| p * (v - mean) / (1.0 + t * (v - mean))).sum::<f64>();
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if constraint(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = 0.5 * (lo + hi);
+    phat.iter().zip(values).map(|(p, v)| p / (1.0 + t * (v - mean))).collect()
+}
+
 /// Parameters of a sequential probability ratio test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
@@ -251,16 +276,18 @@ impl Sprt {
     }
 
     fn llr(&self, counts: &[f64], values: &[f64]) -> f64 {
-        // Empty bins get a tiny weight so that the variance never vanishes (as fishtest does).
-        let regular: Vec<f64> = counts.iter().map(|&c| if c == 0.0 { 1e-3 } else { c }).collect();
-        let Some((n, mean, var)) = mean_var(&regular, values) else {
-            return 0.0;
-        };
-        if counts.iter().sum::<f64>() == 0.0 || var <= 0.0 {
+        let n: f64 = counts.iter().sum();
+        if n <= 0.0 {
             return 0.0;
         }
+        // Empty bins get a tiny weight so that no outcome is deemed impossible (as fishtest does).
+        let regular: Vec<f64> = counts.iter().map(|&c| if c == 0.0 { 1e-3 } else { c }).collect();
+        let total: f64 = regular.iter().sum();
+        let phat: Vec<f64> = regular.iter().map(|c| c / total).collect();
         let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+        let p0 = mle_with_mean(&phat, values, s0);
+        let p1 = mle_with_mean(&phat, values, s1);
+        n * phat.iter().zip(p0.iter().zip(&p1)).map(|(h, (a, b))| h * (b / a).ln()).sum::<f64>()
     }
 
     /// Log-likelihood ratio from single game results.
@@ -328,7 +355,20 @@ mod tests {
         assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
         // The LLR is zero half-way between the hypotheses' scores.
         let mid = Sprt { elo0: -5.0, elo1: 5.0, alpha: 0.05, beta: 0.05 };
-        assert!(close(mid.llr_trinomial(&Score { wins: 100, draws: 50, losses: 100 }), 0.0, 1e-9));
+        assert!(close(mid.llr_trinomial(&Score { wins: 100, draws: 50, losses: 100 }), 0.0, 1e-6));
+        // One game decides nothing; a long sweep does.
+        assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
+        assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 400, draws: 0, losses: 0 })), SprtDecision::AcceptH1);
+        // Large samples agree with the normal approximation.
+        let big = Score { wins: 30_000, draws: 40_000, losses: 29_000 };
+        let (n, mean) = (big.games() as f64, big.fraction());
+        let var = (big.wins as f64 * (1.0 - mean).powi(2)
+            + big.draws as f64 * (0.5 - mean).powi(2)
+            + big.losses as f64 * mean.powi(2))
+            / n;
+        let (s0, s1) = (score_of_elo(0.0), score_of_elo(5.0));
+        let approx = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var);
+        assert!(close(s.llr_trinomial(&big), approx, 0.01 * approx.abs().max(1.0)), "{approx}");
         let p = Pentanomial([10, 200, 500, 250, 12]);
         assert!(mid.llr_pentanomial(&p) > 0.0);
         assert!("elo0=5 elo1=0".parse::<Sprt>().is_err());

@@ -111,6 +111,8 @@ pub struct PgnGame {
     pub moves: Vec<String>,
     /// The result token (`*` when missing).
     pub result: String,
+    /// The last comment (the runner puts the reason for the result there).
+    pub last_comment: Option<String>,
 }
 
 impl PgnGame {
@@ -134,6 +136,7 @@ pub fn read_pgn(text: &str) -> Vec<PgnGame> {
     let mut in_moves = false;
     let mut comment_depth = 0usize;
     let mut variation_depth = 0usize;
+    let mut comment = String::new();
     for line in text.lines() {
         if comment_depth == 0 && line.trim_start().starts_with('[') {
             if in_moves {
@@ -171,6 +174,9 @@ pub fn read_pgn(text: &str) -> Vec<PgnGame> {
             if comment_depth > 0 {
                 if c == '}' {
                     comment_depth = 0;
+                    game.last_comment = Some(std::mem::take(&mut comment).trim().to_string());
+                } else {
+                    comment.push(c);
                 }
                 continue;
             }
@@ -224,6 +230,7 @@ mod tests {
         assert_eq!(games[0].tag("White"), Some("a \"b\""));
         assert_eq!(games[0].moves, ["e4", "e5", "Nf3", "Nc6"]);
         assert_eq!(games[0].result, "1-0");
+        assert_eq!(games[0].last_comment.as_deref(), Some("done"));
         assert_eq!(games[1].moves, ["a10", "O-O"]);
         assert_eq!(games[1].result, "1/2-1/2");
         assert!(read_pgn("[[[ {{ ((").len() <= 1);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::openings::SplitMix64;
 use crate::moves::MoveList;
+use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::position::Position;
 use crate::variant::{Registry, Variant};
 
@@ -105,7 +106,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                 "go" | "usermove" => {
                     if command == "usermove" {
                         let text = tokens.get(1).copied().unwrap_or("");
-                        if !state.play(text) {
+                        if !state.play(&xboard_to_uci(state.variant.shape, text)) {
                             say(&format!("Illegal move: {text}"));
                             continue;
                         }
@@ -115,7 +116,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                     if !forced {
                         if let Some(m) = state.choose() {
                             state.play(&m);
-                            say(&format!("move {m}"));
+                            say(&format!("move {}", uci_to_xboard(state.variant.shape, &m)));
                         }
                     }
                 }

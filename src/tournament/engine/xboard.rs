@@ -8,6 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::{EngineError, EngineProcess, EngineSpec, MoveRequest, Reply, SearchInfo};
+use crate::geometry::BoardShape;
+use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::tournament::tc::TimeControl;
 use crate::variant::Variant;
 
@@ -95,6 +97,8 @@ pub struct XboardEngine {
     /// Moves of the current game the engine has been told about (or played).
     known: usize,
     ping_id: u32,
+    /// Board of the current game: XBoard numbers the ranks of 10-rank boards from 0.
+    shape: BoardShape,
 }
 
 impl XboardEngine {
@@ -150,7 +154,15 @@ impl XboardEngine {
                 break;
             }
         }
-        Ok(XboardEngine { process, features, user_options: spec.options.clone(), forced: true, known: 0, ping_id: 0 })
+        Ok(XboardEngine {
+            process,
+            features,
+            user_options: spec.options.clone(),
+            forced: true,
+            known: 0,
+            ping_id: 0,
+            shape: BoardShape { files: 8, ranks: 8 },
+        })
     }
 
     /// `ping N` until `pong N` (when the engine supports it).
@@ -196,6 +208,7 @@ impl XboardEngine {
         stop: &AtomicBool,
     ) -> Result<(), EngineError> {
         self.process.send("new")?;
+        self.shape = variant.shape;
         if let Some(name) = self.variant_name(variant) {
             if !self.features.variants.is_empty() && !self.features.variants.contains(&name) {
                 return Err(EngineError::Protocol(format!("engine does not offer variant {name}")));
@@ -246,11 +259,12 @@ impl XboardEngine {
         self.sync(stop)
     }
 
-    fn send_move(&mut self, text: &str) -> Result<(), EngineError> {
+    fn send_move(&mut self, uci: &str) -> Result<(), EngineError> {
+        let text = uci_to_xboard(self.shape, uci);
         if self.features.usermove {
             self.process.send(&format!("usermove {text}"))
         } else {
-            self.process.send(text)
+            self.process.send(&text)
         }
     }
 
@@ -296,7 +310,7 @@ impl XboardEngine {
                 return match tokens.next() {
                     Some(m) => {
                         self.known += 1;
-                        Ok(Reply::Move(m.to_string(), info))
+                        Ok(Reply::Move(xboard_to_uci(self.shape, m), info))
                     }
                     None => Err(EngineError::Protocol(format!("empty move: {line:?}"))),
                 };

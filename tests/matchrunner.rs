@@ -117,12 +117,12 @@ fn resignation_is_normal() {
     let _ = std::fs::remove_file(&pgn);
 }
 
-/// True when `menagerie ARG` answers `probe` with a line containing `expect`
+/// True when `BIN ARG` answers `probe` with a line containing `expect`
 /// (the engine's own protocols live on another branch until merged).
-fn has_protocol(arg: &str, probe: &str, expect: &str) -> bool {
+fn has_protocol(bin: &str, arg: &str, probe: &str, expect: &str) -> bool {
     use std::io::Write;
     let Ok(mut child) =
-        Command::new(BIN).arg(arg).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()
+        Command::new(bin).arg(arg).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()
     else {
         return false;
     };
@@ -141,14 +141,22 @@ fn has_protocol(arg: &str, probe: &str, expect: &str) -> bool {
 }
 
 /// The two sides of the every-variant match: `menagerie uci` against
-/// `menagerie xboard` when this build has them, else the random mover in both protocols.
+/// `menagerie xboard` when this build (or `$MENAGERIE_MATCH_ENGINE`) has them,
+/// else the random mover in both protocols. The XBoard side gets 50 ms a move,
+/// since CECP has no node limit (an engine without `nps` would take a second).
 fn protocol_pair() -> [Vec<String>; 2] {
-    let uci = has_protocol("uci", "uci\nquit\n", "uciok");
-    let xboard = has_protocol("xboard", "xboard\nprotover 2\nquit\n", "done=1");
+    let bin = std::env::var("MENAGERIE_MATCH_ENGINE").unwrap_or_else(|_| BIN.to_string());
+    let uci = has_protocol(&bin, "uci", "uci\nquit\n", "uciok");
+    let xboard = has_protocol(&bin, "xboard", "xboard\nprotover 2\nquit\n", "done=1");
     if uci && xboard {
         [
-            vec![format!("cmd={BIN} uci"), "name=menagerie-uci".to_string()],
-            vec![format!("cmd={BIN} xboard"), "proto=xboard".to_string(), "name=menagerie-xboard".to_string()],
+            vec![format!("cmd={bin} uci"), "name=menagerie-uci".to_string()],
+            vec![
+                format!("cmd={bin} xboard"),
+                "proto=xboard".to_string(),
+                "name=menagerie-xboard".to_string(),
+                "tc=st=0.05".to_string(),
+            ],
         ]
     } else {
         eprintln!("note: `menagerie uci`/`xboard` not in this build; the random mover plays both sides");
@@ -177,6 +185,8 @@ fn every_variant_uci_against_xboard_replays() {
                 "2",
                 "--max-moves",
                 "200",
+                "--timemargin",
+                "2000",
             ],
             &pgn,
         );

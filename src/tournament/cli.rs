@@ -21,7 +21,7 @@ use crate::variant::Registry;
 /// `menagerie match`: play engines against each other.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// An engine: `cmd=COMMAND proto=uci|xboard name=NAME dir=DIR option.NAME=VALUE` (repeat for each engine).
+    /// An engine: `cmd=COMMAND proto=uci|xboard name=NAME dir=DIR tc=LIMITS option.NAME=VALUE` (repeat for each engine).
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     pub engine: Vec<String>,
     /// The `--engine` values grouped by occurrence (filled by [`MatchArgs::group_engines`]).
@@ -178,8 +178,9 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     // Start every engine once, so that a wrong command fails before any game.
     for spec in &config.engines {
-        let check = Engine::start(spec, &stop, config.debug)
-            .and_then(|mut e| e.new_game(&config.variant, &config.variant.start_fen, &config.tc, &stop).map(|_| e));
+        let check = Engine::start(spec, &stop, config.debug).and_then(|mut e| {
+            e.new_game(&config.variant, &config.variant.start_fen, &spec.tc.unwrap_or(config.tc), &stop).map(|_| e)
+        });
         match check {
             Ok(e) => e.quit(),
             Err(e) => return fail(format!("engine {} ({}): {e}", spec.name, spec.cmd)),

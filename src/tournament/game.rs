@@ -116,6 +116,8 @@ pub struct GameRecord {
     pub termination: Termination,
     /// Human text (`White mates`, `Black makes an illegal move: e2e5`).
     pub reason: String,
+    /// White's and Black's limits.
+    pub tc: [TimeControl; 2],
 }
 
 /// Everything about a game besides the engines.
@@ -127,8 +129,8 @@ pub struct GameSetup {
     pub start_fen: String,
     /// Opening moves in UCI text, played before the engines take over.
     pub opening: Vec<String>,
-    /// Limits for both sides.
-    pub tc: TimeControl,
+    /// Limits for White and Black.
+    pub tc: [TimeControl; 2],
     /// Extra time before a flag counts (and before untimed moves time out).
     pub margin: Duration,
     /// How long an engine may think on one move without a clock or movetime.
@@ -162,6 +164,7 @@ pub fn play_game(
         outcome: None,
         termination: Termination::Unterminated,
         reason: String::new(),
+        tc: setup.tc,
     };
     let mut faults = [false; 2];
     let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen) {
@@ -189,7 +192,7 @@ pub fn play_game(
         record.reason = reason;
     };
     for (i, engine) in engines.iter_mut().enumerate() {
-        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc, stop) {
+        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc[i], stop) {
             faults[i] = true;
             let color = if i == 0 { Color::White } else { Color::Black };
             let (term, outcome) = match e {
@@ -201,7 +204,7 @@ pub fn play_game(
             return (record, faults);
         }
     }
-    let mut clocks = [Clock::new(&setup.tc), Clock::new(&setup.tc)];
+    let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
     let mut uci_moves: Vec<String> = setup.opening.clone();
     let start_ply = pos.ply_count();
     loop {
@@ -223,7 +226,7 @@ pub fn play_game(
         let clock = &clocks[idx];
         let budget = if clock.is_timed() {
             Duration::from_millis(clock.left_ms.max(0) as u64)
-        } else if let Some(t) = setup.tc.movetime {
+        } else if let Some(t) = setup.tc[idx].movetime {
             t
         } else {
             setup.move_timeout
@@ -234,7 +237,7 @@ pub fn play_game(
             moves: &uci_moves,
             white: us == Color::White,
             clocks: [&clocks[0], &clocks[1]],
-            tc: &setup.tc,
+            tc: &setup.tc[idx],
             deadline: started + budget + setup.margin,
         };
         let reply = engines[idx].play(&request, stop);
@@ -243,7 +246,7 @@ pub fn play_game(
         match reply {
             Ok(Reply::Move(text, info)) => {
                 if !clocks[idx].charge(used, setup.margin)
-                    || (setup.tc.movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
+                    || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
                 {
                     finish(
                         &mut record,

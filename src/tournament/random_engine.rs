@@ -6,6 +6,7 @@
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
+use super::engine::xboard::shift_ranks;
 use super::openings::SplitMix64;
 use crate::moves::MoveList;
 use crate::position::Position;
@@ -103,9 +104,11 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                 "setboard" => state.set_fen(line.trim_start_matches("setboard").trim()),
                 "ping" => say(&format!("pong {}", tokens.get(1).unwrap_or(&""))),
                 "go" | "usermove" => {
+                    // XBoard numbers the ranks of a 10-rank board from 0.
+                    let shift = if state.variant.shape.ranks == 10 { 1 } else { 0 };
                     if command == "usermove" {
                         let text = tokens.get(1).copied().unwrap_or("");
-                        if !state.play(text) {
+                        if !state.play(&shift_ranks(text, shift)) {
                             say(&format!("Illegal move: {text}"));
                             continue;
                         }
@@ -115,7 +118,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                     if !forced {
                         if let Some(m) = state.choose() {
                             state.play(&m);
-                            say(&format!("move {m}"));
+                            say(&format!("move {}", shift_ranks(&m, -shift)));
                         }
                     }
                 }

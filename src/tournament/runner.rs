@@ -312,7 +312,7 @@ fn worker(
             variant: Arc::clone(&config.variant),
             start_fen: game.opening.fen.clone(),
             opening: game.opening.moves.clone(),
-            tc: config.tc,
+            tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
             margin: config.margin,
             move_timeout: config.move_timeout,
             max_moves: config.max_moves,
@@ -354,6 +354,7 @@ fn worker(
                     outcome: if stop.load(Ordering::Relaxed) { None } else { outcome },
                     termination: Termination::Abandoned,
                     reason: format!("{who} failed to start: {}", why.join("; ")),
+                    tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
                 }
             }
         };
@@ -398,8 +399,7 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
             summary.played += 1;
             *summary.terminations.entry(record.termination).or_insert(0) += 1;
             if let Some(Ok(file)) = pgn.as_mut() {
-                let ctx =
-                    PgnContext { event: &config.event, round: game.number, variant: &config.variant, tc: &config.tc };
+                let ctx = PgnContext { event: &config.event, round: game.number, variant: &config.variant };
                 if let Err(e) = file.write_all(write_game(&record, &ctx).as_bytes()).and_then(|_| file.flush()) {
                     summary.warnings.push(format!("PGN write failed: {e}"));
                 }

@@ -165,11 +165,12 @@ impl UciEngine {
         let tc = request.tc;
         let [white, black] = request.clocks;
         if tc.clock.is_some() {
-            let inc = tc.clock.map_or(Duration::ZERO, |c| c.increment).as_millis();
             go.push_str(&format!(
-                " wtime {} btime {} winc {inc} binc {inc}",
+                " wtime {} btime {} winc {} binc {}",
                 white.left_ms.max(0),
-                black.left_ms.max(0)
+                black.left_ms.max(0),
+                white.increment().as_millis(),
+                black.increment().as_millis()
             ));
             let own = if request.white { white } else { black };
             if own.moves_to_go() > 0 {

@@ -84,6 +84,39 @@ pub fn parse_features(line: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Shifts the rank numbers of the squares in move text by `delta`.
+/// XBoard numbers the ranks of a 10-rank board from 0 (`a0`..`a9`), so move
+/// text is converted on the way to such an engine (-1) and back (+1).
+///
+/// ```
+/// use menagerie::tournament::engine::xboard::shift_ranks;
+/// assert_eq!(shift_ranks("a9a10q", -1), "a8a9q");
+/// assert_eq!(shift_ranks("P@e1", -1), "P@e0");
+/// assert_eq!(shift_ranks("a8a9q", 1), "a9a10q");
+/// ```
+pub fn shift_ranks(text: &str, delta: i32) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        out.push(c);
+        i += 1;
+        if c.is_ascii_lowercase() && chars.get(i).is_some_and(|d| d.is_ascii_digit()) {
+            let start = i;
+            while chars.get(i).is_some_and(|d| d.is_ascii_digit()) {
+                i += 1;
+            }
+            let digits: String = chars[start..i].iter().collect();
+            match digits.parse::<i32>() {
+                Ok(n) => out.push_str(&(n + delta).to_string()),
+                Err(_) => out.push_str(&digits),
+            }
+        }
+    }
+    out
+}
+
 /// An XBoard engine after the feature exchange.
 #[derive(Debug)]
 pub struct XboardEngine {
@@ -95,6 +128,8 @@ pub struct XboardEngine {
     /// Moves of the current game the engine has been told about (or played).
     known: usize,
     ping_id: u32,
+    /// Rank offset of the current variant's move text (-1 on 10-rank boards).
+    rank_shift: i32,
 }
 
 impl XboardEngine {
@@ -150,7 +185,15 @@ impl XboardEngine {
                 break;
             }
         }
-        Ok(XboardEngine { process, features, user_options: spec.options.clone(), forced: true, known: 0, ping_id: 0 })
+        Ok(XboardEngine {
+            process,
+            features,
+            user_options: spec.options.clone(),
+            forced: true,
+            known: 0,
+            ping_id: 0,
+            rank_shift: 0,
+        })
     }
 
     /// `ping N` until `pong N` (when the engine supports it).
@@ -196,6 +239,7 @@ impl XboardEngine {
         stop: &AtomicBool,
     ) -> Result<(), EngineError> {
         self.process.send("new")?;
+        self.rank_shift = if variant.shape.ranks == 10 { -1 } else { 0 };
         if let Some(name) = self.variant_name(variant) {
             if !self.features.variants.is_empty() && !self.features.variants.contains(&name) {
                 return Err(EngineError::Protocol(format!("engine does not offer variant {name}")));
@@ -225,18 +269,22 @@ impl XboardEngine {
             self.process.send(&format!("level {} {base_text} {inc}", c.moves))?;
         }
         if let Some(t) = tc.movetime {
-            self.process.send(&format!("st {}", t.as_secs().max(1)))?;
+            // CECP says whole seconds; a fraction is sent as given (many engines accept it).
+            let secs = t.as_secs_f64();
+            let text = if secs.fract() == 0.0 { format!("{}", secs as u64) } else { format!("{secs}") };
+            self.process.send(&format!("st {text}"))?;
         }
         if let Some(d) = tc.depth {
             self.process.send(&format!("sd {d}"))?;
         }
         if let Some(n) = tc.nodes {
             // CECP has no node limit: "nps N" with one second per move gives N nodes.
+            // An engine without `nps` gets one second per move instead.
             if self.features.nps {
                 self.process.send(&format!("nps {n}"))?;
-                if tc.movetime.is_none() && tc.clock.is_none() {
-                    self.process.send("st 1")?;
-                }
+            }
+            if tc.movetime.is_none() && tc.clock.is_none() {
+                self.process.send("st 1")?;
             }
         }
         self.process.send("post")?;
@@ -247,10 +295,11 @@ impl XboardEngine {
     }
 
     fn send_move(&mut self, text: &str) -> Result<(), EngineError> {
+        let text = shift_ranks(text, self.rank_shift);
         if self.features.usermove {
             self.process.send(&format!("usermove {text}"))
         } else {
-            self.process.send(text)
+            self.process.send(&text)
         }
     }
 
@@ -296,7 +345,7 @@ impl XboardEngine {
                 return match tokens.next() {
                     Some(m) => {
                         self.known += 1;
-                        Ok(Reply::Move(m.to_string(), info))
+                        Ok(Reply::Move(shift_ranks(m, -self.rank_shift), info))
                     }
                     None => Err(EngineError::Protocol(format!("empty move: {line:?}"))),
                 };

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -442,10 +441,73 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
     summary
 }
 
-/// Convenience for tests and callers: the PGN file's text, if written.
-pub fn read_pgn_file(path: &PathBuf) -> Option<String> {
-    let mut s = String::new();
-    let mut f = File::open(path).ok()?;
-    std::io::Read::read_to_string(&mut f, &mut s).ok()?;
-    Some(s)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Registry;
+
+    fn config(engines: usize, games: u32, rounds: u32) -> MatchConfig {
+        let registry = Registry::builtin();
+        let variant = registry.get("chess").unwrap();
+        MatchConfig {
+            engines: (0..engines)
+                .map(|i| EngineSpec::from_tokens(&[format!("cmd=e{i}"), format!("name=E{i}")]).unwrap())
+                .collect(),
+            variant,
+            tc: "nodes=1".parse().unwrap(),
+            games,
+            rounds,
+            openings: Vec::new(),
+            random_plies: 3,
+            seed: 5,
+            concurrency: 1,
+            pgn: None,
+            sprt: None,
+            margin: Duration::ZERO,
+            move_timeout: Duration::from_secs(1),
+            max_moves: 0,
+            event: "t".to_string(),
+            debug: false,
+            progress: false,
+        }
+    }
+
+    #[test]
+    fn round_robin_schedule() {
+        let games = schedule(&config(3, 2, 2));
+        // 3 pairs x 2 games x 2 rounds.
+        assert_eq!(games.len(), 12);
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].pair, pair[1].pair);
+            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!((pair[0].white, pair[0].black), (pair[1].black, pair[1].white));
+            assert_eq!(pair[0].opening.moves.len(), 3);
+        }
+        // Every pair of engines meets, and rounds use new openings.
+        assert_eq!(games.iter().filter(|g| g.white.min(g.black) == 0 && g.white.max(g.black) == 2).count(), 4);
+        assert_ne!(games[0].opening, games[6].opening);
+        assert_eq!(games.iter().map(|g| g.number).collect::<Vec<_>>(), (1..=12).collect::<Vec<u32>>());
+        // An odd number of games leaves the last opening unpaired.
+        let odd = schedule(&config(2, 3, 1));
+        assert_eq!(odd.len(), 3);
+        assert_ne!(odd[1].pair, odd[2].pair);
+    }
+
+    #[test]
+    fn summary_text() {
+        let c = config(2, 2, 1);
+        let mut s = MatchSummary::new(&c, 4);
+        s.played = 2;
+        s.scores[0] = Score { wins: 1, draws: 1, losses: 0 };
+        s.scores[1] = s.scores[0].flipped();
+        let mut p = PairStats { score: s.scores[0], ..PairStats::default() };
+        p.penta.add(1.5);
+        s.pairs.insert((0, 1), p);
+        s.stopped_early = true;
+        let text = s.to_string();
+        assert!(text.contains("E0 vs E1: W/D/L 1/1/0, score 75.0%"), "{text}");
+        assert!(text.contains("Pentanomial [0, 0, 0, 1, 0] over 1 pairs"), "{text}");
+        assert!(text.contains("Stopped early"), "{text}");
+        assert!(s.progress_line().starts_with("Games 2/4  E0 vs E1: +1 =1 -0  75.0%"), "{}", s.progress_line());
+    }
 }

@@ -104,6 +104,22 @@ fn exiting_engine_is_abandoned() {
 }
 
 #[test]
+fn garbage_output_is_abandoned_not_a_panic() {
+    broken_engine_case("garbage.sh", "nodes=100", "abandoned", "empty bestmove");
+    let pgn = temp_pgn("garbage-xboard");
+    let junk =
+        vec![format!("cmd={}", script("garbage-xboard.sh")), "proto=xboard".to_string(), "name=broken".to_string()];
+    run_match(&[junk, random(2, false)], &["--games", "2", "--tc", "nodes=100"], &pgn);
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some("abandoned"), "{g:?}");
+        assert!(g.last_comment.as_deref().is_some_and(|c| c.contains("empty move")), "{g:?}");
+    }
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
 fn resignation_is_normal() {
     let pgn = temp_pgn("resign");
     let resigns = vec![format!("cmd={}", script("resigns.sh")), "proto=xboard".to_string(), "name=broken".to_string()];

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
+use super::adjudicate::AdjudicationError;
 use super::engine::{Engine, EngineSpec};
 use super::openings::read_openings;
 use super::runner::{run_match, MatchConfig};
@@ -66,6 +67,12 @@ pub struct MatchArgs {
     /// Adjudicate a draw after this many moves per side (0 = never).
     #[arg(long, default_value_t = 0)]
     pub max_moves: u32,
+    /// Adjudicate a draw: `movenumber=40 movecount=8 score=10` (centipawns).
+    #[arg(long, num_args = 1..=3, value_name = "KEY=VALUE")]
+    pub draw: Option<Vec<String>>,
+    /// Adjudicate a loss: `movecount=3 score=1000` (the engine's own score at most -score).
+    #[arg(long, num_args = 1..=2, value_name = "KEY=VALUE")]
+    pub resign: Option<Vec<String>>,
     /// PGN Event tag.
     #[arg(long, default_value = "menagerie match")]
     pub event: String,
@@ -163,6 +170,14 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         margin: Duration::from_millis(args.timemargin),
         move_timeout: Duration::from_secs(args.move_timeout.max(1)),
         max_moves: args.max_moves,
+        draw_rule: match &args.draw {
+            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+            None => None,
+        },
+        resign_rule: match &args.resign {
+            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+            None => None,
+        },
         event: args.event.clone(),
         debug: args.debug,
         progress: !args.quiet && std::io::stderr().is_terminal(),

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
@@ -137,6 +138,10 @@ pub struct GameSetup {
     pub move_timeout: Duration,
     /// Adjudicate a draw after this many moves per side (0 = never).
     pub max_moves: u32,
+    /// Score-based draw adjudication.
+    pub draw_rule: Option<DrawRule>,
+    /// Score-based loss adjudication.
+    pub resign_rule: Option<ResignRule>,
 }
 
 /// Which engines misbehaved and should be restarted before another game.
@@ -205,6 +210,8 @@ pub fn play_game(
         }
     }
     let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
+    let mut adjudicator = Adjudicator::new(setup.draw_rule, setup.resign_rule);
+    let mut verdict: Option<Verdict> = None;
     let mut uci_moves: Vec<String> = setup.opening.clone();
     let start_ply = pos.ply_count();
     loop {
@@ -212,6 +219,23 @@ pub fn play_game(
         if let Some((outcome, reason)) = rules_result(&mut pos) {
             finish(&mut record, Some(outcome), Termination::Normal, reason);
             break;
+        }
+        match verdict {
+            Some(Verdict::Draw) => {
+                finish(&mut record, Some(Outcome::Draw), Termination::Adjudication, "Draw by adjudication".to_string());
+                break;
+            }
+            Some(Verdict::Loses(side)) => {
+                let loser = if side == 0 { Color::White } else { Color::Black };
+                finish(
+                    &mut record,
+                    Some(Outcome::win_for(!loser)),
+                    Termination::Adjudication,
+                    format!("{} wins by adjudication", side_name(!loser)),
+                );
+                break;
+            }
+            None => {}
         }
         if setup.max_moves > 0 && (pos.ply_count() - start_ply) as u32 >= 2 * setup.max_moves {
             finish(
@@ -274,6 +298,7 @@ pub fn play_game(
                 let canonical = pos.move_to_uci(m, false);
                 let number = u32::from(pos.state().fullmove);
                 pos.make(m);
+                verdict = adjudicator.record(idx, number, &info);
                 uci_moves.push(canonical.clone());
                 record.moves.push(PlayedMove {
                     uci: canonical,

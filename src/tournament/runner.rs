@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use super::adjudicate::{DrawRule, ResignRule};
 use super::engine::{Engine, EngineSpec};
 use super::game::{play_game, GameRecord, GameSetup, Outcome, Termination};
 use super::openings::{add_random_plies, Opening, SplitMix64};
@@ -54,6 +55,10 @@ pub struct MatchConfig {
     pub move_timeout: Duration,
     /// Draw adjudication after this many moves per side (0 = never).
     pub max_moves: u32,
+    /// Score-based draw adjudication.
+    pub draw_rule: Option<DrawRule>,
+    /// Score-based loss adjudication.
+    pub resign_rule: Option<ResignRule>,
     /// PGN `Event`.
     pub event: String,
     /// Echo engine traffic on stderr.
@@ -315,6 +320,8 @@ fn worker(
             margin: config.margin,
             move_timeout: config.move_timeout,
             max_moves: config.max_moves,
+            draw_rule: config.draw_rule,
+            resign_rule: config.resign_rule,
         };
         let started = [
             ensure_engine(&mut running, game.white, specs[0], stop, config.debug),
@@ -466,6 +473,8 @@ mod tests {
             margin: Duration::ZERO,
             move_timeout: Duration::from_secs(1),
             max_moves: 0,
+            draw_rule: None,
+            resign_rule: None,
             event: "t".to_string(),
             debug: false,
             progress: false,

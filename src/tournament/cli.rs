@@ -202,8 +202,14 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
         }
     }
     let flag = Arc::clone(&stop);
+    // The first Ctrl-C stops the match cleanly; a second one exits at once
+    // (the engines then see their input close).
     if let Err(e) = ctrlc::set_handler(move || {
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("\ninterrupted twice, exiting");
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: finishing up (Ctrl-C again to exit at once)");
     }) {
         eprintln!("warning: no Ctrl-C handler: {e}");
     }

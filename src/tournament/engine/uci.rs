@@ -117,7 +117,13 @@ impl UciEngine {
     /// Sets the variant and options, `ucinewgame`, and waits for `readyok`.
     pub fn new_game(&mut self, variant: &Variant, _start_fen: &str, stop: &AtomicBool) -> Result<(), EngineError> {
         self.variant_start = variant.start_fen.clone();
-        if self.has_option("UCI_Variant") || variant.name != "chess" {
+        if !self.has_option("UCI_Variant") && variant.name != "chess" {
+            return Err(EngineError::Protocol(format!(
+                "engine has no UCI_Variant option, cannot play {}",
+                variant.name
+            )));
+        }
+        if self.has_option("UCI_Variant") {
             if !self.variants.is_empty() && !self.variants.iter().any(|v| v == &variant.name) {
                 return Err(EngineError::Protocol(format!("engine does not offer UCI_Variant {}", variant.name)));
             }

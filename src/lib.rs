@@ -3,7 +3,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod betza;
+pub mod engine;
+pub mod eval;
 pub mod fen;
 pub mod geometry;
 pub mod movegen;
@@ -12,6 +15,9 @@ pub mod notation;
 pub mod perft;
 pub mod piece;
 pub mod position;
+pub mod protocol;
+pub mod search;
 pub mod tournament;
+pub mod tt;
 pub mod variant;
 pub mod zobrist;

@@ -1,13 +1,17 @@
 //! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`,
 //! `match`, `play`, `analyse`.
 
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use menagerie::engine::Engine;
 use menagerie::perft::{divide, perft};
 use menagerie::position::Position;
+use menagerie::protocol::{self, Output, Protocol};
 use menagerie::variant::Registry;
 
 #[derive(Parser)]
@@ -22,6 +26,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Speak UCI on stdin/stdout (the default).
+    Uci,
+    /// Speak XBoard / CECP v2 on stdin/stdout.
+    Xboard,
+    /// Search fixed positions of every variant to a fixed depth and print the node count.
+    Bench {
+        /// Search depth in plies.
+        depth: Option<u32>,
+    },
     /// Count leaf nodes of the legal move tree.
     Perft {
         /// Variant name.
@@ -89,6 +102,9 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
+            if !(1..=menagerie::perft::MAX_PERFT_DEPTH).contains(&depth) {
+                return fail(format!("perft depth must be 1 to {}, not {depth}", menagerie::perft::MAX_PERFT_DEPTH));
+            }
             let Some(v) = registry.get(&variant) else {
                 return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
             };
@@ -106,20 +122,24 @@ fn main() -> ExitCode {
                     Err(e) => return fail(e),
                 }
             }
+            // Output errors (a closed pipe, as with `| head`) end the listing quietly.
+            let mut out = std::io::stdout().lock();
             let start = Instant::now();
             let nodes = if split {
                 let rows = divide(&mut pos, depth, chess960);
                 for (m, n) in &rows {
-                    println!("{m}: {n}");
+                    if writeln!(out, "{m}: {n}").is_err() {
+                        return ExitCode::SUCCESS;
+                    }
                 }
-                println!();
+                let _ = writeln!(out);
                 rows.iter().map(|r| r.1).sum()
             } else {
                 perft(&mut pos, depth)
             };
             let secs = start.elapsed().as_secs_f64();
-            println!("Nodes searched: {nodes}");
-            println!("Time: {:.3} s, Nodes/second: {:.0}", secs, nodes as f64 / secs.max(1e-9));
+            let _ = writeln!(out, "Nodes searched: {nodes}");
+            let _ = writeln!(out, "Time: {:.3} s, Nodes/second: {:.0}", secs, nodes as f64 / secs.max(1e-9));
             ExitCode::SUCCESS
         }
         Some(Command::Check { file }) => {
@@ -141,11 +161,28 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Variants) => {
+            let mut out = std::io::stdout().lock();
             for v in registry.variants() {
-                println!("{:<12} {}", v.name, v.description);
+                if writeln!(out, "{:<12} {}", v.name, v.description).is_err() {
+                    break;
+                }
             }
             ExitCode::SUCCESS
         }
+        Some(Command::Bench { depth }) => {
+            let depth = depth.unwrap_or(menagerie::bench::DEFAULT_DEPTH).clamp(1, 64);
+            let mut out = std::io::stdout().lock();
+            let totals = menagerie::bench::run(&registry, depth, 16, |line| {
+                let _ = writeln!(out, "{line}");
+            });
+            let ms = totals.time.as_millis().max(1) as u64;
+            let _ = writeln!(out, "Total time (ms) : {ms}");
+            let _ = writeln!(out, "Nodes searched: {}", totals.nodes);
+            let _ = writeln!(out, "Nodes/second: {}", totals.nodes * 1000 / ms);
+            ExitCode::SUCCESS
+        }
+        Some(Command::Uci) => serve(registry, Protocol::Uci),
+        Some(Command::Xboard) => serve(registry, Protocol::Xboard),
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
@@ -153,6 +190,16 @@ fn main() -> ExitCode {
             menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS
         }
-        None => fail("protocols are not built yet"),
+        None => serve(registry, Protocol::Uci),
     }
+}
+
+/// Runs a protocol session on stdin/stdout.
+fn serve(registry: Registry, protocol: Protocol) -> ExitCode {
+    let Some(mut engine) = Engine::with_registry(registry) else {
+        return fail("no loaded variant has a valid start position");
+    };
+    let out: Output = Arc::new(Mutex::new(std::io::stdout()));
+    protocol::run(&mut engine, BufReader::new(std::io::stdin()), out, protocol);
+    ExitCode::SUCCESS
 }

@@ -2,7 +2,7 @@
 //! castling, drops, setup swaps and king succession; and the legality filter
 //! with a fast path for moves that cannot expose the king (uses position).
 
-use crate::geometry::Square;
+use crate::geometry::{Square, SquareSet};
 use crate::moves::{Move, MoveKind, MoveList};
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
@@ -262,36 +262,87 @@ impl Position {
     }
 
     /// Is the pseudo-legal move `m` legal? `in_check` must be the side to
-    /// move's check status. Moves that cannot uncover an attack on the king
-    /// (not from a line through it, not onto a hopper line) skip the full test.
+    /// move's check status. Ordinary moves and drops are tested on the board
+    /// alone (no make/unmake); when not in check only the attack rules whose
+    /// path runs through the vacated square (or, for hoppers, the arrival
+    /// square) are re-tested. Castling, e.p. and swaps use the full test.
     #[inline]
     pub fn is_legal(&mut self, m: Move, in_check: bool) -> bool {
         let us = self.side;
+        let them = !us;
         let king = self.kings[us];
         if king == NO_SQUARE {
             return true;
         }
         let kind = m.kind();
-        if in_check || !matches!(kind, MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion | MoveKind::Drop) {
+        if !matches!(kind, MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion | MoveKind::Drop) {
             return self.is_legal_full(m);
         }
-        let variant = &*self.variant;
-        let (kx, ky) = (king.file() as i32, king.rank() as i32);
-        let to = m.to();
-        if variant.to_aligned(to.file() as i32 - kx, to.rank() as i32 - ky) {
-            return self.is_legal_full(m);
+        let (from, to) = (m.from(), m.to());
+        let is_drop = kind == MoveKind::Drop;
+        let king_moves = !is_drop && from == king;
+        let mask = if in_check || king_moves {
+            u128::MAX
+        } else {
+            let variant = &*self.variant;
+            let (kx, ky) = (king.file() as i32, king.rank() as i32);
+            let mut mask = variant.hop_rules_through(them, to.file() as i32 - kx, to.rank() as i32 - ky);
+            if !is_drop {
+                mask |= variant.rules_through(them, from.file() as i32 - kx, from.rank() as i32 - ky);
+            }
+            if mask == 0 {
+                return true;
+            }
+            mask
+        };
+        // Play the move on the board only; occupancy is all the attack test reads.
+        let mover = if is_drop { Cell::piece(us, m.piece()) } else { self.board[from.index()] };
+        let captured = self.board[to.index()];
+        if !is_drop {
+            self.board[from.index()] = Cell::EMPTY;
         }
-        if kind == MoveKind::Drop {
-            return true;
+        self.board[to.index()] = mover;
+        let target = if king_moves { to } else { king };
+        let attacked = self.attacked_by_rules(target, them, mask);
+        self.board[to.index()] = captured;
+        if !is_drop {
+            self.board[from.index()] = mover;
         }
-        let from = m.from();
-        if from == king {
-            return self.is_legal_full(m);
+        !attacked
+    }
+
+    /// Squares whose man, by leaving, could uncover an attack on our king
+    /// (the first man on each enemy line out of the king, and the second on
+    /// hopper lines), and the empty squares where an arriving man would
+    /// become a hopper's screen (between the king and the first man).
+    fn exposure(&self) -> (SquareSet, SquareSet) {
+        let us = self.side;
+        let king = self.kings[us];
+        let mut leaving = SquareSet::default();
+        let mut arriving = SquareSet::default();
+        for &(step, hop) in &self.variant.lines_out[!us] {
+            let mut s = king.offset(step);
+            while self.board[s.index()].is_empty() {
+                if hop {
+                    arriving.insert(s);
+                }
+                s = s.offset(step);
+            }
+            if self.board[s.index()] == Cell::OFFBOARD {
+                continue;
+            }
+            leaving.insert(s);
+            if hop {
+                s = s.offset(step);
+                while self.board[s.index()].is_empty() {
+                    s = s.offset(step);
+                }
+                if self.board[s.index()] != Cell::OFFBOARD {
+                    leaving.insert(s);
+                }
+            }
         }
-        if variant.from_aligned(from.file() as i32 - kx, from.rank() as i32 - ky) {
-            return self.is_legal_full(m);
-        }
-        true
+        (leaving, arriving)
     }
 
     /// All legal moves. In a succession variant a checkmated side with a safe
@@ -301,9 +352,23 @@ impl Position {
         self.generate_pseudo(out);
         let in_check = self.st.setup_pending == 0 && self.in_check();
         if self.st.setup_pending == 0 {
+            let king = self.kings[self.side];
+            // Outside check, a move that neither leaves an exposed square nor
+            // lands between the king and a hopper's screen is legal as it stands.
+            let shortcut = !in_check && king != NO_SQUARE && self.variant.lines_exact;
+            let (leaving, arriving) = if shortcut { self.exposure() } else { Default::default() };
             let mut i = 0;
             while i < out.len() {
-                if self.is_legal(out[i], in_check) {
+                let m = out[i];
+                let safe = shortcut
+                    && match m.kind() {
+                        MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion => {
+                            m.from() != king && !leaving.contains(m.from()) && !arriving.contains(m.to())
+                        }
+                        MoveKind::Drop => !arriving.contains(m.to()),
+                        _ => false,
+                    };
+                if safe || self.is_legal(m, in_check) {
                     i += 1;
                 } else {
                     out.swap_remove(i);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::geometry::{Square, MAILBOX_SIZE};
 use crate::moves::{Move, MoveKind};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
-use crate::variant::{CompiledMotion, Variant};
+use crate::variant::{AttackRule, CompiledMotion, Variant};
 
 /// Everything make must save for unmake besides the move itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -389,6 +389,31 @@ impl Position {
         self.st = prev;
     }
 
+    /// Passes the turn without moving (a null move, for search pruning only;
+    /// never during a setup phase). The move-rule clock restarts so that
+    /// repetition detection never looks across the pass.
+    pub fn make_null(&mut self) {
+        self.history.push(self.st);
+        let z = &self.variant.zobrist;
+        if self.st.ep != NO_SQUARE {
+            self.st.hash ^= z.ep_file[self.st.ep.file() as usize];
+        }
+        self.st.ep = NO_SQUARE;
+        self.st.ep_victim = NO_SQUARE;
+        self.st.captured = Cell::EMPTY;
+        self.st.halfmove = 0;
+        self.st.hash ^= z.black_to_move;
+        self.side = !self.side;
+    }
+
+    /// Takes back [`Position::make_null`].
+    pub fn unmake_null(&mut self) {
+        if let Some(prev) = self.history.pop() {
+            self.st = prev;
+            self.side = !self.side;
+        }
+    }
+
     /// Sets the e.p. square read from a FEN (kept only if a capture is legal).
     pub(crate) fn set_ep_from_fen(&mut self, ep: Square, victim: Square) {
         self.set_ep_if_capturable(ep, victim);
@@ -426,67 +451,78 @@ impl Position {
     /// Is `sq` attacked by a man of `by`? Knows every motion: leaps, lame
     /// leaps, riders, hoppers and bent riders, walking back from the target.
     pub fn attacked_by(&self, sq: Square, by: Color) -> bool {
-        let board = &self.board;
-        for rule in &self.variant.attacks[by] {
-            let step = rule.step;
-            match rule.motion {
-                CompiledMotion::Leap => {
-                    if rule.cells >> board[sq.offset(-step).index()].0 & 1 != 0 {
-                        return true;
-                    }
-                }
-                CompiledMotion::Lame { via } => {
-                    let from = sq.offset(-step);
-                    if rule.cells >> board[from.index()].0 & 1 != 0 && board[from.offset(via).index()].is_empty() {
-                        return true;
-                    }
-                }
-                CompiledMotion::Ride { min, max } => {
-                    let mut s = sq;
-                    for k in 1..=max {
-                        s = s.offset(-step);
-                        let c = board[s.index()];
-                        if !c.is_empty() {
-                            if k >= min && rule.cells >> c.0 & 1 != 0 {
-                                return true;
-                            }
-                            break;
-                        }
-                    }
-                }
-                CompiledMotion::Hop => {
-                    let mut s = sq.offset(-step);
-                    while board[s.index()].is_empty() {
-                        s = s.offset(-step);
-                    }
-                    if board[s.index()] == Cell::OFFBOARD {
-                        continue;
-                    }
-                    s = s.offset(-step);
-                    while board[s.index()].is_empty() {
-                        s = s.offset(-step);
-                    }
-                    if rule.cells >> board[s.index()].0 & 1 != 0 {
-                        return true;
-                    }
-                }
-                CompiledMotion::Bent { second, min, max } => {
-                    // Path squares sq - second*j (j = 1..k) must be empty; the
-                    // rider stands one first-step behind the last of them.
-                    let mut s = sq;
-                    for k in 1..=max {
-                        s = s.offset(-second);
-                        if !board[s.index()].is_empty() {
-                            break;
-                        }
-                        if k >= min && rule.cells >> board[s.offset(-step).index()].0 & 1 != 0 {
-                            return true;
-                        }
-                    }
-                }
+        self.variant.attacks[by].iter().any(|rule| self.attacks_by_rule(sq, rule))
+    }
+
+    /// Is `sq` attacked by a man of `by` through one of the rules in `mask`
+    /// (bit i = `variant.attacks[by][i]`; a full mask means all of them)?
+    pub(crate) fn attacked_by_rules(&self, sq: Square, by: Color, mask: u128) -> bool {
+        if mask == u128::MAX {
+            return self.attacked_by(sq, by);
+        }
+        let rules = &self.variant.attacks[by];
+        let mut m = mask;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if rules.get(i).is_some_and(|rule| self.attacks_by_rule(sq, rule)) {
+                return true;
             }
         }
         false
+    }
+
+    #[inline]
+    fn attacks_by_rule(&self, sq: Square, rule: &AttackRule) -> bool {
+        let board = &self.board;
+        let step = rule.step;
+        match rule.motion {
+            CompiledMotion::Leap => rule.cells >> board[sq.offset(-step).index()].0 & 1 != 0,
+            CompiledMotion::Lame { via } => {
+                let from = sq.offset(-step);
+                rule.cells >> board[from.index()].0 & 1 != 0 && board[from.offset(via).index()].is_empty()
+            }
+            CompiledMotion::Ride { min, max } => {
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-step);
+                    let c = board[s.index()];
+                    if !c.is_empty() {
+                        return k >= min && rule.cells >> c.0 & 1 != 0;
+                    }
+                }
+                false
+            }
+            CompiledMotion::Hop => {
+                let mut s = sq.offset(-step);
+                while board[s.index()].is_empty() {
+                    s = s.offset(-step);
+                }
+                if board[s.index()] == Cell::OFFBOARD {
+                    return false;
+                }
+                s = s.offset(-step);
+                while board[s.index()].is_empty() {
+                    s = s.offset(-step);
+                }
+                rule.cells >> board[s.index()].0 & 1 != 0
+            }
+            CompiledMotion::Bent { second, min, max } => {
+                // Path squares sq - second*j (j = 1..k) must be empty; the
+                // rider stands one first-step behind the last of them.
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-second);
+                    if !board[s.index()].is_empty() {
+                        return false;
+                    }
+                    if k >= min && rule.cells >> board[s.offset(-step).index()].0 & 1 != 0 {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
     }
 
     /// True when the side to move's royal piece is attacked.

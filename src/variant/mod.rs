@@ -168,16 +168,28 @@ pub struct Variant {
     pub xboard_parent: Option<String>,
     /// Zobrist keys.
     pub zobrist: Zobrist,
-    /// Relative (dx, dy) from the king of squares where a move *from* might expose the king.
-    from_alignment: Vec<bool>,
-    /// Relative (dx, dy) from the king of squares where a move *to* might expose it (hoppers).
-    to_alignment: Vec<bool>,
+    /// Per attacking colour, per (dx, dy) from the attacked square: the attack
+    /// rules (bit i = `attacks[colour][i]`) whose path needs that square empty.
+    lines: ByColor<Vec<u128>>,
+    /// The same for hopping rules only: a man arriving there may become a screen.
+    hop_lines: ByColor<Vec<u128>>,
     /// True when any piece hops (a man arriving can create a check).
     pub has_hoppers: bool,
+    /// Per attacking colour: the lines (mailbox step walking away from the
+    /// attacked square, and whether a hopper uses it) along which a man
+    /// leaving a square can uncover an attack.
+    pub lines_out: ByColor<Vec<(i16, bool)>>,
+    /// False when some attack (a lame leap) is not along a line; the legality
+    /// filter then skips its per-node shortcut.
+    pub lines_exact: bool,
     letter_map: [Option<PieceKind>; 128],
 }
 
+/// A (files, ranks) displacement.
+type Delta = (i32, i32);
+
 const ALIGN_SIDE: i32 = 2 * MAX_BOARD_SIDE as i32 - 1;
+const ALIGN_CELLS: usize = (ALIGN_SIDE * ALIGN_SIDE) as usize;
 
 #[inline]
 fn align_index(dx: i32, dy: i32) -> usize {
@@ -214,16 +226,20 @@ impl Variant {
         self.en_passant >> kind.0 & 1 != 0
     }
 
-    /// True when a man moving from (dx, dy) relative to its king might expose it.
+    /// Attack rules of `by` that a man leaving (dx, dy) from the target could unblock.
     #[inline]
-    pub fn from_aligned(&self, dx: i32, dy: i32) -> bool {
-        self.from_alignment[align_index(dx, dy)]
+    pub fn rules_through(&self, by: Color, dx: i32, dy: i32) -> u128 {
+        self.lines[by][align_index(dx, dy)]
     }
 
-    /// True when a man arriving at (dx, dy) relative to its king might expose it.
+    /// Hopping rules of `by` for which a man arriving at (dx, dy) could become a screen.
     #[inline]
-    pub fn to_aligned(&self, dx: i32, dy: i32) -> bool {
-        self.has_hoppers && self.to_alignment[align_index(dx, dy)]
+    pub fn hop_rules_through(&self, by: Color, dx: i32, dy: i32) -> u128 {
+        if self.has_hoppers {
+            self.hop_lines[by][align_index(dx, dy)]
+        } else {
+            0
+        }
     }
 
     /// Absolute rank index of relative rank `relative` (1-based from `color`'s side).
@@ -244,20 +260,16 @@ impl Variant {
         }
         let mut rules = ByColor([Vec::new(), Vec::new()]);
         let mut attacks: ByColor<Vec<AttackRule>> = ByColor([Vec::new(), Vec::new()]);
-        let mut from_alignment = vec![false; (ALIGN_SIDE * ALIGN_SIDE) as usize];
-        let mut to_alignment = vec![false; (ALIGN_SIDE * ALIGN_SIDE) as usize];
+        let mut lines = ByColor([vec![0u128; ALIGN_CELLS], vec![0u128; ALIGN_CELLS]]);
+        let mut hop_lines = ByColor([vec![0u128; ALIGN_CELLS], vec![0u128; ALIGN_CELLS]]);
         let mut has_hoppers = false;
-        let max_side = MAX_BOARD_SIDE as i32;
-        let mark = |table: &mut Vec<bool>, dx: i32, dy: i32, repeat: bool| {
-            for k in 1..=(if repeat { max_side } else { 1 }) {
-                let (x, y) = (dx * k, dy * k);
-                if x.abs() < max_side && y.abs() < max_side {
-                    table[align_index(x, y)] = true;
-                }
-            }
-        };
+        let mut lines_out: ByColor<Vec<(i16, bool)>> = ByColor([Vec::new(), Vec::new()]);
+        let mut lines_exact = true;
         for color in Color::ALL {
             let flip = color.forward() as i8;
+            // Attack rules with the squares (relative to the attacked square)
+            // whose emptiness they need, and whether they hop.
+            let mut building: Vec<(AttackRule, Vec<Delta>, bool)> = Vec::new();
             for (k, piece) in spec.pieces.iter().enumerate() {
                 let cell = Cell::piece(color, PieceKind(k as u8));
                 let mut compiled = Vec::new();
@@ -277,49 +289,67 @@ impl Variant {
                     let rule =
                         CompiledRule { step: offset(dx, dy), motion, mode: r.mode, initial_only: r.initial_only };
                     compiled.push(rule);
-                    if r.mode.captures() && !r.initial_only {
-                        // The attack test walks from the target back towards the attacker.
-                        match attacks[color].iter_mut().find(|a| a.step == rule.step && a.motion == motion) {
-                            Some(a) => a.cells |= 1u128 << cell.0,
-                            None => attacks[color].push(AttackRule { step: rule.step, motion, cells: 1u128 << cell.0 }),
+                    if !r.mode.captures() || r.initial_only {
+                        continue;
+                    }
+                    // The attack test walks from the target back towards the attacker.
+                    if let Some(a) = building.iter_mut().find(|a| a.0.step == rule.step && a.0.motion == motion) {
+                        a.0.cells |= 1u128 << cell.0;
+                        continue;
+                    }
+                    let along = |d: (i32, i32), n: i32| (1..=n).map(move |j| (-d.0 * j, -d.1 * j)).collect::<Vec<_>>();
+                    let side = MAX_BOARD_SIDE as i32 - 1;
+                    let (path, hop) = match r.motion {
+                        Motion::Leap => (Vec::new(), false),
+                        Motion::Lame { via } => (vec![(via.0 as i32 - dx, (via.1 * flip) as i32 - dy)], false),
+                        Motion::Ride { max, .. } => (along((dx, dy), (max as i32).min(side)), false),
+                        Motion::Hop => (along((dx, dy), side), true),
+                        // Every square of a bent path lies on the target's line along the second leg.
+                        Motion::Bent { second, .. } => {
+                            (along((second.0 as i32, (second.1 * flip) as i32), side), false)
                         }
-                        // Squares relative to the attacked king whose emptiness matters.
-                        match r.motion {
-                            Motion::Leap => {}
-                            Motion::Lame { via } => {
-                                let v = (via.0 as i32 - dx, (via.1 * flip) as i32 - dy);
-                                mark(&mut from_alignment, v.0, v.1, false);
-                                mark(&mut from_alignment, -v.0, -v.1, false);
-                            }
-                            Motion::Ride { .. } => {
-                                mark(&mut from_alignment, dx, dy, true);
-                                mark(&mut from_alignment, -dx, -dy, true);
-                            }
-                            Motion::Hop => {
-                                has_hoppers = true;
-                                for t in [&mut from_alignment, &mut to_alignment] {
-                                    mark(t, dx, dy, true);
-                                    mark(t, -dx, -dy, true);
-                                }
-                            }
-                            Motion::Bent { second, .. } => {
-                                // Every square of a bent path lies on the target's line along the second leg.
-                                mark(&mut from_alignment, second.0 as i32, second.1 as i32, true);
-                                mark(&mut from_alignment, -(second.0 as i32), -(second.1 as i32), true);
-                            }
+                    };
+                    has_hoppers |= hop;
+                    let out_step = match r.motion {
+                        Motion::Leap => None,
+                        Motion::Lame { .. } => {
+                            lines_exact = false;
+                            None
+                        }
+                        Motion::Ride { .. } | Motion::Hop => Some(-rule.step),
+                        Motion::Bent { second, .. } => Some(-offset(second.0 as i32, (second.1 * flip) as i32)),
+                    };
+                    if let Some(step) = out_step {
+                        match lines_out[color].iter_mut().find(|l| l.0 == step) {
+                            Some(l) => l.1 |= hop,
+                            None => lines_out[color].push((step, hop)),
                         }
                     }
+                    building.push((AttackRule { step: rule.step, motion, cells: 1u128 << cell.0 }, path, hop));
                 }
                 rules[color].push(compiled);
             }
             // Cheap tests first: leaps, then riders, then hoppers and bent riders.
-            attacks[color].sort_by_key(|a| match a.motion {
+            building.sort_by_key(|a| match a.0.motion {
                 CompiledMotion::Leap => 0,
                 CompiledMotion::Lame { .. } => 1,
                 CompiledMotion::Ride { .. } => 2,
                 CompiledMotion::Hop => 3,
                 CompiledMotion::Bent { .. } => 4,
             });
+            for (i, (_, path, hop)) in building.iter().enumerate() {
+                // Past 128 rules a bit stands for "some rule": the test then checks them all.
+                let bit = if i < 128 { 1u128 << i } else { u128::MAX };
+                for &(x, y) in path {
+                    if x.abs() < MAX_BOARD_SIDE as i32 && y.abs() < MAX_BOARD_SIDE as i32 {
+                        lines[color][align_index(x, y)] |= bit;
+                        if *hop {
+                            hop_lines[color][align_index(x, y)] |= bit;
+                        }
+                    }
+                }
+            }
+            attacks[color] = building.into_iter().map(|b| b.0).collect();
         }
         let mut initial_ranks = ByColor([[0u16; MAX_KINDS]; 2]);
         for (color, kind, ranks) in &spec.initial {
@@ -351,9 +381,11 @@ impl Variant {
             end: spec.end,
             xboard_parent: spec.xboard_parent,
             zobrist: Zobrist::new(kinds),
-            from_alignment,
-            to_alignment,
+            lines,
+            hop_lines,
             has_hoppers,
+            lines_out,
+            lines_exact,
             letter_map,
             pieces: spec.pieces,
         }

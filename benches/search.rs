@@ -1,0 +1,38 @@
+//! Criterion bench of a fixed-depth search from the Capablanca start position
+//! and a Clash of Civilizations middlegame-like position, each from an empty
+//! hash table.
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use menagerie::eval::Evaluator;
+use menagerie::position::Position;
+use menagerie::search::{Limits, Search, SearchControl};
+use menagerie::tt::TranspositionTable;
+use menagerie::variant::Registry;
+
+fn fixed_depth(c: &mut Criterion) {
+    let registry = Registry::builtin();
+    for (name, depth) in [("capablanca", 6), ("chess", 6), ("clash1", 5)] {
+        let Some(variant) = registry.get(name) else { continue };
+        let Ok(start) = Position::startpos(Arc::clone(&variant)) else { continue };
+        let eval = Evaluator::new(&variant);
+        let control = SearchControl::default();
+        let limits = Limits { depth: Some(depth), multipv: 1, ..Limits::default() };
+        let mut tt = TranspositionTable::new(16);
+        c.bench_function(&format!("search {name} depth {depth}"), |b| {
+            b.iter(|| {
+                let mut pos = start.clone();
+                tt.clear();
+                Search::new(&mut pos, &mut tt, &eval, &control, &limits).run(&mut |_| {}).nodes
+            })
+        });
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = fixed_depth
+}
+criterion_main!(benches);

@@ -1,0 +1,616 @@
+//! The protocol-free engine front end (after Stockfish's `Engine`): it owns
+//! the variant registry, the game (start position plus moves), the options and
+//! the transposition table, and runs searches on a worker thread. Protocols
+//! (`protocol/`) only translate text to these calls and events back to text.
+//! Uses search, eval, tt, perft and the rules core; prints nothing.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use crate::eval::Evaluator;
+use crate::fen::FenError;
+use crate::moves::{Move, MoveList};
+use crate::notation::MoveError;
+use crate::perft::{divide, MAX_PERFT_DEPTH};
+use crate::piece::Color;
+use crate::position::Position;
+use crate::search::{Limits, PvInfo, Search, SearchControl, SearchEvent, SearchResult};
+use crate::tt::TranspositionTable;
+use crate::variant::{Registry, Variant};
+
+/// Stack of the search thread: move lists live on the stack, one per ply.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+/// Largest `Hash` value accepted, in MiB.
+pub const MAX_HASH_MIB: usize = 32_768;
+/// Largest `MultiPV` value accepted.
+pub const MAX_MULTIPV: usize = 256;
+
+/// Why an engine call failed. The engine state is unchanged after an error.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// No loaded variant has this name.
+    #[error("unknown variant {0:?}")]
+    UnknownVariant(String),
+    /// A FEN that does not fit the variant.
+    #[error("{0}")]
+    Fen(#[from] FenError),
+    /// Move text that is malformed or illegal here.
+    #[error("{0}")]
+    Move(#[from] MoveError),
+    /// Variant files that could not be loaded.
+    #[error("cannot load variants: {0}")]
+    VariantLoad(String),
+    /// An option this engine does not have.
+    #[error("unknown option {0:?}")]
+    UnknownOption(String),
+    /// A value an option does not accept.
+    #[error("bad value {value:?} for option {name:?}")]
+    BadOptionValue {
+        /// Option name.
+        name: String,
+        /// The rejected value.
+        value: String,
+    },
+    /// `undo` with no move played.
+    #[error("no move to take back")]
+    NothingToUndo,
+    /// The operating system refused to start the search thread.
+    #[error("cannot start the search thread: {0}")]
+    Thread(String),
+}
+
+/// Settings that GUIs change through options.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Transposition table size in MiB.
+    pub hash_mib: usize,
+    /// Lines to report.
+    pub multipv: usize,
+    /// Milliseconds kept back per move for communication delays.
+    pub move_overhead: u64,
+    /// Write castling as king-takes-rook.
+    pub chess960: bool,
+    /// Accepted for GUIs; the search uses one thread.
+    pub threads: usize,
+    /// The GUI may ask us to ponder.
+    pub ponder: bool,
+    /// Analysis mode (accepted; the search is the same).
+    pub analyse_mode: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mib: 16,
+            multipv: 1,
+            move_overhead: 30,
+            chess960: false,
+            threads: 1,
+            ponder: false,
+            analyse_mode: false,
+        }
+    }
+}
+
+/// What a running search reports, with moves already written as UCI text.
+#[derive(Clone, Debug)]
+pub enum EngineEvent {
+    /// A finished principal variation.
+    Info {
+        /// The numbers.
+        info: PvInfo,
+        /// The line as UCI move text.
+        pv: Vec<String>,
+    },
+    /// The root move being searched.
+    CurrMove {
+        /// Iteration depth.
+        depth: u32,
+        /// The move as UCI text.
+        mv: String,
+        /// Its 1-based number.
+        number: usize,
+    },
+    /// The search is over.
+    BestMove {
+        /// Best move (None when there is no legal move).
+        best: Option<Move>,
+        /// Best move as UCI text.
+        best_text: Option<String>,
+        /// Expected reply as UCI text.
+        ponder_text: Option<String>,
+        /// Totals of the search.
+        result: SearchResult,
+    },
+}
+
+/// How a game has ended, by the variant's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// The side to move is checkmated; the other colour wins.
+    Checkmate(Color),
+    /// The side to move has no legal move and is not in check.
+    Stalemate,
+    /// The position occurred often enough.
+    Repetition,
+    /// The move rule ran out.
+    MoveRule,
+}
+
+/// The engine: a game, options, a hash table and at most one running search.
+pub struct Engine {
+    registry: Registry,
+    variant: Arc<Variant>,
+    evaluator: Arc<Evaluator>,
+    /// The position the game started from.
+    start: Position,
+    /// Moves played since `start`.
+    moves: Vec<Move>,
+    /// `start` with `moves` played.
+    pos: Position,
+    options: EngineOptions,
+    tt: Arc<Mutex<TranspositionTable>>,
+    control: Arc<SearchControl>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl Engine {
+    /// An engine with the shipped variants, playing orthodox chess.
+    pub fn new() -> Engine {
+        // The shipped variants are embedded and tested, so this cannot fail on input.
+        Engine::with_registry(Registry::builtin()).expect("the shipped variants include a playable one")
+    }
+
+    /// An engine over `registry`, playing its `chess` (or else its first)
+    /// variant; None when no variant has a valid start position.
+    pub fn with_registry(registry: Registry) -> Option<Engine> {
+        let (variant, start) = registry
+            .get("chess")
+            .into_iter()
+            .chain(registry.variants().cloned())
+            .find_map(|v| Position::startpos(Arc::clone(&v)).ok().map(|p| (v, p)))?;
+        let options = EngineOptions::default();
+        Some(Engine {
+            evaluator: Arc::new(Evaluator::new(&variant)),
+            registry,
+            variant,
+            pos: start.clone(),
+            start,
+            moves: Vec::new(),
+            tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash_mib))),
+            options,
+            control: Arc::new(SearchControl::default()),
+            worker: None,
+        })
+    }
+
+    /// The loaded variants.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+    /// The variant being played.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+    /// The current options.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+    /// Moves played since the start position.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Switches to a variant by name and sets up its start position.
+    pub fn set_variant(&mut self, name: &str) -> Result<Arc<Variant>, EngineError> {
+        let variant = self.registry.get(name).ok_or_else(|| EngineError::UnknownVariant(name.to_string()))?;
+        let start = Position::startpos(Arc::clone(&variant))?;
+        self.stop_and_wait();
+        self.evaluator = Arc::new(Evaluator::new(&variant));
+        self.variant = variant;
+        self.pos = start.clone();
+        self.start = start;
+        self.moves.clear();
+        Ok(Arc::clone(&self.variant))
+    }
+
+    /// Loads variant files from a file or directory; returns the names loaded.
+    pub fn load_variants(&mut self, path: &Path) -> Result<Vec<String>, EngineError> {
+        let mut registry = self.registry.clone();
+        let names = registry.load_path(path).map_err(|errors| {
+            EngineError::VariantLoad(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
+        })?;
+        self.registry = registry;
+        Ok(names)
+    }
+
+    /// Sets the game: a FEN (None = the start position) and moves played from it.
+    /// On error the previous game is kept.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
+        let start = match fen {
+            Some(f) => Position::from_fen(Arc::clone(&self.variant), f)?,
+            None => Position::startpos(Arc::clone(&self.variant))?,
+        };
+        let mut pos = start.clone();
+        let mut played = Vec::with_capacity(moves.len());
+        for text in moves {
+            let m = pos.parse_move(text)?;
+            pos.make(m);
+            played.push(m);
+        }
+        self.stop_and_wait();
+        self.start = start;
+        self.pos = pos;
+        self.moves = played;
+        Ok(())
+    }
+
+    /// Plays one move given as UCI text on the current position.
+    pub fn play(&mut self, text: &str) -> Result<Move, EngineError> {
+        let m = self.pos.parse_move(text)?;
+        self.play_move(m);
+        Ok(m)
+    }
+
+    /// Plays a move known to be legal here (as returned by a search).
+    pub fn play_move(&mut self, m: Move) {
+        self.stop_and_wait();
+        self.pos.make(m);
+        self.moves.push(m);
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Result<(), EngineError> {
+        self.stop_and_wait();
+        let m = self.moves.pop().ok_or(EngineError::NothingToUndo)?;
+        self.pos.unmake(m);
+        Ok(())
+    }
+
+    /// A new game: the start position of the current variant and an empty hash table.
+    pub fn new_game(&mut self) {
+        self.stop_and_wait();
+        if let Ok(start) = Position::startpos(Arc::clone(&self.variant)) {
+            self.pos = start.clone();
+            self.start = start;
+        }
+        self.moves.clear();
+        self.tt_lock().clear();
+    }
+
+    fn tt_lock(&self) -> std::sync::MutexGuard<'_, TranspositionTable> {
+        // A panicked search leaves a table that is still a valid table.
+        self.tt.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Resizes the hash table (MiB, 1..=[`MAX_HASH_MIB`]).
+    pub fn set_hash(&mut self, mib: usize) -> Result<(), EngineError> {
+        if !(1..=MAX_HASH_MIB).contains(&mib) {
+            return Err(EngineError::BadOptionValue { name: "Hash".into(), value: mib.to_string() });
+        }
+        self.stop_and_wait();
+        // Free the old table first so the two never coexist in memory.
+        let old = self.options.hash_mib;
+        *self.tt_lock() = TranspositionTable::new(1);
+        match TranspositionTable::try_new(mib) {
+            Some(table) => {
+                *self.tt_lock() = table;
+                self.options.hash_mib = mib;
+                Ok(())
+            }
+            None => {
+                *self.tt_lock() = TranspositionTable::new(old);
+                Err(EngineError::BadOptionValue { name: "Hash".into(), value: format!("{mib} (out of memory)") })
+            }
+        }
+    }
+
+    /// Empties the hash table.
+    pub fn clear_hash(&mut self) {
+        self.stop_and_wait();
+        self.tt_lock().clear();
+    }
+
+    /// Sets an option by its UCI name (case-insensitive). `UCI_Variant` and
+    /// `VariantPath` are handled here too; protocols print what they need.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let bad = || EngineError::BadOptionValue { name: name.to_string(), value: value.to_string() };
+        let number = || value.trim().parse::<u64>().map_err(|_| bad());
+        let flag = || match value.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "on" => Ok(true),
+            "false" | "0" | "off" => Ok(false),
+            _ => Err(bad()),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => self.set_hash(number()? as usize),
+            "clear hash" => {
+                self.clear_hash();
+                Ok(())
+            }
+            "threads" => {
+                let n = number()?;
+                if n == 0 || n > 1024 {
+                    return Err(bad());
+                }
+                self.options.threads = n as usize;
+                Ok(())
+            }
+            "multipv" => {
+                let n = number()? as usize;
+                if n == 0 || n > MAX_MULTIPV {
+                    return Err(bad());
+                }
+                self.options.multipv = n;
+                Ok(())
+            }
+            "move overhead" => {
+                let n = number()?;
+                if n > 10_000 {
+                    return Err(bad());
+                }
+                self.options.move_overhead = n;
+                Ok(())
+            }
+            "uci_chess960" => {
+                self.options.chess960 = flag()?;
+                Ok(())
+            }
+            "ponder" => {
+                self.options.ponder = flag()?;
+                Ok(())
+            }
+            "uci_analysemode" => {
+                self.options.analyse_mode = flag()?;
+                Ok(())
+            }
+            "uci_variant" => self.set_variant(value.trim()).map(|_| ()),
+            "variantpath" => {
+                if value.trim().is_empty() || value.trim() == "<empty>" {
+                    return Ok(());
+                }
+                self.load_variants(Path::new(value.trim())).map(|_| ())
+            }
+            _ => Err(EngineError::UnknownOption(name.to_string())),
+        }
+    }
+
+    /// Parses moves of the current position (for `searchmoves`).
+    pub fn parse_moves(&mut self, texts: &[&str]) -> Result<Vec<Move>, EngineError> {
+        texts.iter().map(|t| self.pos.parse_move(t).map_err(EngineError::from)).collect()
+    }
+
+    /// UCI text of a move of the current position.
+    pub fn move_text(&self, m: Move) -> String {
+        self.pos.move_to_uci(m, self.options.chess960)
+    }
+
+    /// True while a search thread is running.
+    pub fn is_searching(&self) -> bool {
+        self.worker.as_ref().is_some_and(|w| !w.is_finished())
+    }
+
+    /// Starts searching the current position; returns at once. Events arrive
+    /// through `on_event` on the search thread, ending with one `BestMove`.
+    /// Multipv and move overhead come from the options. An infinite or
+    /// pondering search reports its best move only after [`Engine::stop`] or
+    /// [`Engine::ponderhit`].
+    pub fn go<F>(&mut self, mut limits: Limits, mut on_event: F) -> Result<(), EngineError>
+    where
+        F: FnMut(EngineEvent) + Send + 'static,
+    {
+        self.stop_and_wait();
+        limits.multipv = self.options.multipv;
+        limits.move_overhead = self.options.move_overhead;
+        let control = Arc::new(SearchControl::default());
+        control.pondering.store(limits.ponder, Ordering::SeqCst);
+        self.control = Arc::clone(&control);
+        let mut pos = self.pos.clone();
+        let render = self.pos.clone();
+        let tt = Arc::clone(&self.tt);
+        let eval = Arc::clone(&self.evaluator);
+        let chess960 = self.options.chess960;
+        let wait_for_stop = limits.until_stopped() || limits.ponder;
+        let handle = thread::Builder::new()
+            .name("search".to_string())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let text = |m: Move| render.move_to_uci(m, chess960);
+                let result = {
+                    let mut table = tt.lock().unwrap_or_else(PoisonError::into_inner);
+                    let mut search = Search::new(&mut pos, &mut table, &eval, &control, &limits);
+                    search.run(&mut |event| match event {
+                        SearchEvent::Pv(info) => {
+                            let pv = info.pv.iter().map(|&m| text(m)).collect();
+                            on_event(EngineEvent::Info { info, pv });
+                        }
+                        SearchEvent::CurrMove { depth, mv, number } => {
+                            on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
+                        }
+                    })
+                };
+                // UCI: after `go infinite` or `go ponder` the best move waits for
+                // `stop` or `ponderhit`, even when the search is over.
+                if wait_for_stop {
+                    while !control.stop.load(Ordering::SeqCst)
+                        && (limits.until_stopped() || control.pondering.load(Ordering::SeqCst))
+                    {
+                        thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                on_event(EngineEvent::BestMove {
+                    best: result.best,
+                    best_text: result.best.map(text),
+                    ponder_text: result.ponder.map(text),
+                    result,
+                });
+            })
+            .map_err(|e| EngineError::Thread(e.to_string()))?;
+        self.worker = Some(handle);
+        Ok(())
+    }
+
+    /// Asks the running search to stop (it then reports its best move).
+    pub fn stop(&self) {
+        self.control.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// The opponent played the expected move: the pondering search now runs on our clock.
+    pub fn ponderhit(&self) {
+        self.control.pondering.store(false, Ordering::SeqCst);
+    }
+
+    /// Waits until the running search (if any) has reported its best move.
+    pub fn wait(&mut self) {
+        if let Some(w) = self.worker.take() {
+            // A panicking search has already lost its result; nothing to add.
+            let _ = w.join();
+        }
+    }
+
+    /// Stops the running search, if any, and waits for it.
+    pub fn stop_and_wait(&mut self) {
+        if self.worker.is_some() {
+            self.stop();
+            self.wait();
+        }
+    }
+
+    /// perft split by first move of the current position.
+    pub fn perft(&mut self, depth: u32) -> Vec<(String, u64)> {
+        self.stop_and_wait();
+        let mut pos = self.pos.clone();
+        divide(&mut pos, depth.clamp(1, MAX_PERFT_DEPTH), self.options.chess960)
+    }
+
+    /// Legal moves of the current position.
+    pub fn legal_moves(&mut self) -> MoveList {
+        let mut list = MoveList::new();
+        self.pos.generate_legal(&mut list);
+        list
+    }
+
+    /// The game's result, if it is over by the variant's rules.
+    pub fn game_result(&mut self) -> Option<GameResult> {
+        if self.legal_moves().is_empty() {
+            return Some(if !self.pos.in_setup() && self.pos.in_check() {
+                GameResult::Checkmate(self.pos.side_to_move())
+            } else {
+                GameResult::Stalemate
+            });
+        }
+        let end = &self.variant.end;
+        if end.repetition > 0 && self.pos.repetitions() + 1 >= end.repetition {
+            return Some(GameResult::Repetition);
+        }
+        if end.move_rule > 0 && self.pos.state().halfmove as u32 >= 2 * end.move_rule {
+            return Some(GameResult::MoveRule);
+        }
+        None
+    }
+
+    /// A picture of the board, the FEN and the hash (the `d` command).
+    pub fn board_text(&self) -> String {
+        let shape = self.variant.shape;
+        let mut out = String::new();
+        let line = format!(" +{}\n", "---+".repeat(shape.files as usize));
+        out.push('\n');
+        out.push_str(&line);
+        for rank in (0..shape.ranks).rev() {
+            out.push_str(" |");
+            for file in 0..shape.files {
+                let c = shape.square(file, rank).map(|sq| self.pos.cell(sq));
+                let ch = match c {
+                    Some(c) if c.is_piece() => self.variant.cell_letter(c),
+                    _ => ' ',
+                };
+                out.push_str(&format!(" {ch} |"));
+            }
+            out.push_str(&format!(" {}\n", rank as u32 + 1));
+            out.push_str(&line);
+        }
+        out.push_str("  ");
+        for file in 0..shape.files {
+            out.push_str(&format!(" {}  ", (b'a' + file) as char));
+        }
+        out.push_str(&format!(
+            "\n\nVariant: {}\nFen: {}\nKey: {:016X}\nCheckers: {}\n",
+            self.variant.name,
+            self.pos.to_fen(),
+            self.pos.hash(),
+            if !self.pos.in_setup() && self.pos.in_check() { "yes" } else { "no" }
+        ));
+        out
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop_and_wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn go_reports_a_best_move() {
+        let mut engine = Engine::new();
+        engine.set_position(None, &["e2e4", "e7e5"]).expect("legal moves");
+        let (tx, rx) = mpsc::channel();
+        engine
+            .go(Limits { depth: Some(3), ..Limits::default() }, move |e| {
+                if let EngineEvent::BestMove { best_text, .. } = e {
+                    let _ = tx.send(best_text);
+                }
+            })
+            .expect("thread starts");
+        let best = rx.recv_timeout(Duration::from_secs(10)).expect("best move");
+        assert!(best.is_some());
+    }
+
+    #[test]
+    fn errors_keep_the_previous_position() {
+        let mut engine = Engine::new();
+        engine.set_position(None, &["e2e4"]).expect("legal");
+        let fen = engine.position().to_fen();
+        assert!(engine.set_position(None, &["e2e4", "e2e4"]).is_err());
+        assert!(engine.set_position(Some("not a fen"), &[]).is_err());
+        assert!(engine.set_variant("nonsense").is_err());
+        assert_eq!(engine.position().to_fen(), fen);
+    }
+
+    #[test]
+    fn infinite_search_stops_on_request() {
+        let mut engine = Engine::new();
+        let (tx, rx) = mpsc::channel();
+        engine
+            .go(Limits { infinite: true, ..Limits::default() }, move |e| {
+                if let EngineEvent::BestMove { best_text, .. } = e {
+                    let _ = tx.send(best_text);
+                }
+            })
+            .expect("thread starts");
+        thread::sleep(Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "an infinite search waits for stop");
+        let asked = std::time::Instant::now();
+        engine.stop();
+        let best = rx.recv_timeout(Duration::from_secs(2)).expect("best move after stop");
+        assert!(best.is_some());
+        assert!(asked.elapsed() < Duration::from_millis(50));
+    }
+}

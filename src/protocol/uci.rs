@@ -1,0 +1,265 @@
+//! The UCI loop (uses engine, search limits). Errors are reported on stdout
+//! as `info string error: ...`, so that GUIs and logs show them, and the
+//! previous state is kept.
+
+use std::sync::mpsc::Receiver;
+
+use super::{send, Event, Output, Protocol};
+use crate::engine::{Engine, EngineError, EngineEvent, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::perft::MAX_PERFT_DEPTH;
+use crate::search::{Limits, PvInfo, Score};
+
+/// Why a UCI command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UciError {
+    /// The engine refused.
+    #[error("{0}")]
+    Engine(#[from] EngineError),
+    /// A command nobody knows.
+    #[error("unknown command {0:?}")]
+    UnknownCommand(String),
+    /// A command with missing or malformed arguments.
+    #[error("bad {command} command: {reason}")]
+    Syntax {
+        /// The command.
+        command: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn syntax(command: &'static str, reason: impl Into<String>) -> UciError {
+    UciError::Syntax { command, reason: reason.into() }
+}
+
+/// The `uci` answer: identity, options, `uciok`.
+fn identify(engine: &Engine, out: &Output) {
+    send(out, &format!("id name menagerie {}", env!("CARGO_PKG_VERSION")));
+    send(out, "id author the menagerie developers");
+    let names = engine.registry().names();
+    let vars: String = names.iter().map(|n| format!(" var {n}")).collect();
+    send(out, &format!("option name UCI_Variant type combo default {}{vars}", engine.variant().name));
+    let o = engine.options();
+    send(out, &format!("option name Hash type spin default {} min 1 max {MAX_HASH_MIB}", o.hash_mib));
+    send(out, "option name Clear Hash type button");
+    send(out, "option name Threads type spin default 1 min 1 max 1024");
+    send(out, &format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"));
+    send(out, "option name Ponder type check default false");
+    send(out, &format!("option name Move Overhead type spin default {} min 0 max 10000", o.move_overhead));
+    send(out, "option name UCI_Chess960 type check default false");
+    send(out, "option name UCI_AnalyseMode type check default false");
+    send(out, "option name VariantPath type string default <empty>");
+    send(out, "uciok");
+}
+
+/// `info string variant NAME files F ranks R startpos FEN`: lets a client
+/// learn the board without knowing the variant.
+pub fn variant_line(engine: &Engine) -> String {
+    let v = engine.variant();
+    format!("info string variant {} files {} ranks {} startpos {}", v.name, v.shape.files, v.shape.ranks, v.start_fen)
+}
+
+fn set_option(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> {
+    // setoption name NAME... [value VALUE...]; names and values may contain spaces.
+    let Some(("name", rest)) = args.split_first().map(|(a, r)| (*a, r)) else {
+        return Err(syntax("setoption", "expected 'name'"));
+    };
+    let split = rest.iter().position(|&t| t == "value");
+    let (name, value) = match split {
+        Some(i) => (rest[..i].join(" "), rest[i + 1..].join(" ")),
+        None => (rest.join(" "), String::new()),
+    };
+    if name.is_empty() {
+        return Err(syntax("setoption", "missing option name"));
+    }
+    engine.set_option(&name, &value)?;
+    match name.to_ascii_lowercase().as_str() {
+        "uci_variant" => send(out, &variant_line(engine)),
+        "variantpath" if !value.trim().is_empty() && value.trim() != "<empty>" => {
+            send(out, &format!("info string variants loaded: {}", engine.registry().names().join(" ")));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn position(engine: &mut Engine, args: &[&str]) -> Result<(), UciError> {
+    let moves_at = args.iter().position(|&t| t == "moves");
+    let (setup, moves) = match moves_at {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    match setup.split_first() {
+        Some((&"startpos", [])) => engine.set_position(None, moves)?,
+        Some((&"fen", fen)) if !fen.is_empty() => engine.set_position(Some(&fen.join(" ")), moves)?,
+        _ => return Err(syntax("position", "expected 'startpos' or 'fen FEN'")),
+    }
+    Ok(())
+}
+
+fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<'_, &str>, what: &str) -> Result<T, UciError> {
+    let text = tokens.next().ok_or_else(|| syntax("go", format!("missing value after {what}")))?;
+    // GUIs sometimes send negative clock times when a flag falls: read them as 0.
+    if text.starts_with('-') && text[1..].chars().all(|c| c.is_ascii_digit()) && text.len() > 1 {
+        return "0".parse().map_err(|_| syntax("go", format!("bad value {text:?} for {what}")));
+    }
+    text.parse().map_err(|_| syntax("go", format!("bad value {text:?} for {what}")))
+}
+
+/// Formats an `info` line.
+pub fn info_line(info: &PvInfo, pv: &[String]) -> String {
+    let score = match info.score {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
+    };
+    format!(
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        score,
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time_ms,
+        pv.join(" ")
+    )
+}
+
+fn go(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> {
+    let mut limits = Limits::default();
+    let mut tokens = args.iter();
+    let mut search_moves = Vec::new();
+    while let Some(&token) = tokens.next() {
+        match token {
+            "perft" => {
+                let depth: u32 = number(&mut tokens, "perft")?;
+                if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
+                    return Err(syntax("go", format!("perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}")));
+                }
+                let rows = engine.perft(depth);
+                for (m, n) in &rows {
+                    send(out, &format!("{m}: {n}"));
+                }
+                let total: u64 = rows.iter().map(|r| r.1).sum();
+                send(out, "");
+                send(out, &format!("Nodes searched: {total}"));
+                send(out, "");
+                return Ok(());
+            }
+            "depth" => limits.depth = Some(number(&mut tokens, token)?),
+            "nodes" => limits.nodes = Some(number(&mut tokens, token)?),
+            "movetime" => limits.movetime = Some(number(&mut tokens, token)?),
+            "wtime" => limits.wtime = Some(number(&mut tokens, token)?),
+            "btime" => limits.btime = Some(number(&mut tokens, token)?),
+            "winc" => limits.winc = Some(number(&mut tokens, token)?),
+            "binc" => limits.binc = Some(number(&mut tokens, token)?),
+            "movestogo" => limits.movestogo = Some(number(&mut tokens, token)?),
+            "mate" => limits.mate = Some(number(&mut tokens, token)?),
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "searchmoves" => {
+                // Every following token that is not a keyword is a move.
+                let rest: Vec<&str> = tokens.clone().copied().take_while(|t| !is_go_keyword(t)).collect();
+                for _ in 0..rest.len() {
+                    tokens.next();
+                }
+                search_moves = rest;
+            }
+            other => return Err(syntax("go", format!("unknown parameter {other:?}"))),
+        }
+    }
+    limits.search_moves = engine.parse_moves(&search_moves)?;
+    let out = out.clone();
+    engine.go(limits, move |event| match event {
+        EngineEvent::Info { info, pv } => send(&out, &info_line(&info, &pv)),
+        EngineEvent::CurrMove { depth, mv, number } => {
+            send(&out, &format!("info depth {depth} currmove {mv} currmovenumber {number}"));
+        }
+        EngineEvent::BestMove { best_text, ponder_text, .. } => {
+            let line = match (best_text, ponder_text) {
+                (Some(b), Some(p)) => format!("bestmove {b} ponder {p}"),
+                (Some(b), None) => format!("bestmove {b}"),
+                (None, _) => "bestmove 0000".to_string(),
+            };
+            send(&out, &line);
+        }
+    })?;
+    Ok(())
+}
+
+fn is_go_keyword(t: &str) -> bool {
+    matches!(
+        t,
+        "depth"
+            | "nodes"
+            | "movetime"
+            | "wtime"
+            | "btime"
+            | "winc"
+            | "binc"
+            | "movestogo"
+            | "mate"
+            | "infinite"
+            | "ponder"
+            | "perft"
+            | "searchmoves"
+    )
+}
+
+/// What to do after a command.
+enum Flow {
+    Continue,
+    Quit,
+    Switch(Protocol),
+}
+
+fn command(engine: &mut Engine, line: &str, first: bool, out: &Output) -> Result<Flow, UciError> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let Some((&cmd, args)) = tokens.split_first() else { return Ok(Flow::Continue) };
+    match cmd {
+        "uci" => identify(engine, out),
+        "isready" => send(out, "readyok"),
+        "ucinewgame" => engine.new_game(),
+        "setoption" => set_option(engine, args, out)?,
+        "position" => position(engine, args)?,
+        "go" => go(engine, args, out)?,
+        "stop" => engine.stop(),
+        "ponderhit" => engine.ponderhit(),
+        "quit" => return Ok(Flow::Quit),
+        "d" => {
+            for l in engine.board_text().lines() {
+                send(out, l);
+            }
+        }
+        "xboard" if first => return Ok(Flow::Switch(Protocol::Xboard)),
+        // Accepted and ignored, as the UCI specification asks.
+        "debug" | "register" => {}
+        _ => return Err(UciError::UnknownCommand(line.trim().to_string())),
+    }
+    Ok(Flow::Continue)
+}
+
+/// Runs UCI until `quit` or end of input; returns the protocol to switch to, if any.
+pub fn run(engine: &mut Engine, rx: &Receiver<Event>, out: &Output) -> Option<Protocol> {
+    let mut first = true;
+    while let Ok(event) = rx.recv() {
+        let line = match event {
+            Event::Line(l) => l,
+            Event::Eof => return None,
+            // Search reports are printed by the search thread itself.
+            Event::Search(..) => continue,
+        };
+        let result = command(engine, &line, first, out);
+        if !line.trim().is_empty() {
+            first = false;
+        }
+        match result {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Quit) => return None,
+            Ok(Flow::Switch(p)) => return Some(p),
+            Err(e) => send(out, &format!("info string error: {e}")),
+        }
+    }
+    None
+}

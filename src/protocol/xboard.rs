@@ -1,0 +1,602 @@
+//! The XBoard / CECP v2 loop (uses engine). The engine plays a side, thinks
+//! when that side is to move and not in force mode, and answers with
+//! `move X`. Illegal moves get `Illegal move: X`, unknown commands
+//! `Error (unknown command): X`; harmless commands are accepted silently.
+//!
+//! XBoard numbers the ranks of 10-rank boards from 0 (`a0`..`j9`) where UCI
+//! and our FENs number them from 1, so move text is translated both ways.
+//! Relocation's setup phase cannot be expressed in XBoard's rules: the
+//! engine accepts the swaps as typed moves (`f1i1`, pass `@@@@` or `f1f1`)
+//! and plays its own setup choice as an ordinary `move` (XBoard needs
+//! legality testing switched off for that).
+
+use std::sync::mpsc::{Receiver, Sender};
+
+use super::{send, Event, Output, Protocol};
+use crate::engine::{Engine, EngineEvent, GameResult, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::moves::MoveKind;
+use crate::piece::Color;
+use crate::search::{Limits, Score};
+use crate::variant::Variant;
+
+/// XBoard's piece types, in the order of its piece-to-char table.
+const XBOARD_PIECE_ORDER: &str = "PNBRQFEACWMOHIJGDVLSUK";
+
+/// Translates the rank numbers of every square in `text` by `delta`
+/// (+1: XBoard to UCI, -1: UCI to XBoard). Returns None for ranks out of range.
+fn shift_ranks(text: &str, delta: i32) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        out.push(c as char);
+        i += 1;
+        if c.is_ascii_lowercase() && i < bytes.len() && bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            let rank: i32 = text.get(start..i)?.parse().ok()?;
+            let shifted = rank + delta;
+            if shifted < 0 {
+                return None;
+            }
+            out.push_str(&shifted.to_string());
+        }
+    }
+    Some(out)
+}
+
+/// The move text XBoard uses for a UCI move of `variant`.
+fn to_xboard(variant: &Variant, uci: &str) -> String {
+    if variant.shape.ranks == 10 {
+        shift_ranks(uci, -1).unwrap_or_else(|| uci.to_string())
+    } else {
+        uci.to_string()
+    }
+}
+
+/// The UCI text of a move written by XBoard.
+fn from_xboard(variant: &Variant, text: &str) -> String {
+    let text = text.replace('=', "");
+    if variant.shape.ranks == 10 && text != "@@@@" {
+        shift_ranks(&text, 1).unwrap_or(text)
+    } else {
+        text
+    }
+}
+
+/// The name XBoard knows a variant by: its parent when the parent is just
+/// another name for it (`normal` for chess), else its own name.
+fn xboard_name(engine: &Engine, variant: &Variant) -> String {
+    match &variant.xboard_parent {
+        Some(p) if engine.registry().get(p).is_some_and(|v| v.name == variant.name) => p.clone(),
+        _ => variant.name.clone(),
+    }
+}
+
+/// Betza for XBoard: a doubled atom (`NN`, a rider) is written with the
+/// range suffix `0`, because XBoard reads `NN` as a plain knight.
+fn xboard_betza(betza: &str) -> String {
+    let chars: Vec<char> = betza.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_uppercase() && chars.get(i + 1) == Some(&c) {
+            out.push(c);
+            out.push('0');
+            i += 2;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out.split_whitespace().collect()
+}
+
+/// `setup` and `piece` lines describing an engine-defined variant, or
+/// nothing for variants XBoard knows itself.
+fn variant_definition(engine: &Engine) -> Vec<String> {
+    let v = engine.variant();
+    let parent = v.xboard_parent.clone().unwrap_or_else(|| "fairy".to_string());
+    if xboard_name(engine, v) == parent {
+        return Vec::new();
+    }
+    // Give each piece XBoard's type with the same letter, else a free type.
+    let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
+    let mut table = vec!['.'; order.len()];
+    let mut unplaced = Vec::new();
+    for p in &v.pieces {
+        match order.iter().position(|&c| c == p.letter) {
+            Some(i) if table[i] == '.' => table[i] = p.letter,
+            _ => unplaced.push(p.letter),
+        }
+    }
+    for letter in unplaced {
+        // XBoard's last type is the king; never give it to another piece.
+        match table[..order.len() - 1].iter().position(|&c| c == '.') {
+            Some(i) => table[i] = letter,
+            None => return Vec::new(),
+        }
+    }
+    let white: String = table.iter().collect();
+    let black = white.to_ascii_lowercase();
+    let pocket = if v.hands { v.pieces.len() } else { 0 };
+    let mut lines =
+        vec![format!("setup ({white}{black}) {}x{}+{pocket}_{parent} {}", v.shape.files, v.shape.ranks, v.start_fen)];
+    for (k, p) in v.pieces.iter().enumerate() {
+        let mut betza = p.xboard_betza.clone().unwrap_or_else(|| xboard_betza(&p.betza));
+        if v.royal.is_some_and(|r| r.index() == k) {
+            if let Some(c) = &v.castling {
+                betza.push_str(&format!("O{}", (c.king_files[1] as i32 - c.king_files[0] as i32) / 2));
+            }
+        }
+        lines.push(format!("piece {}& {betza}", p.letter));
+    }
+    lines
+}
+
+/// Why the engine is searching.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// Thinking about its own move: play the result.
+    Move,
+    /// Analysis: only report.
+    Analyze,
+}
+
+struct State {
+    force: bool,
+    engine_side: Color,
+    post: bool,
+    analyzing: bool,
+    next_search: u64,
+    searching: Option<(u64, Purpose)>,
+    /// Moves per time control (0 = all), base and increment in ms.
+    mps: u32,
+    base_ms: u64,
+    inc_ms: u64,
+    st_ms: Option<u64>,
+    sd: Option<u32>,
+    time_ms: Option<u64>,
+    otim_ms: Option<u64>,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            force: false,
+            engine_side: Color::Black,
+            post: false,
+            analyzing: false,
+            next_search: 1,
+            searching: None,
+            mps: 0,
+            base_ms: 0,
+            inc_ms: 0,
+            st_ms: None,
+            sd: None,
+            time_ms: None,
+            otim_ms: None,
+        }
+    }
+}
+
+struct Session<'a> {
+    engine: &'a mut Engine,
+    tx: &'a Sender<Event>,
+    out: &'a Output,
+    st: State,
+}
+
+fn result_line(result: GameResult) -> &'static str {
+    match result {
+        GameResult::Checkmate(Color::White) => "0-1 {Black mates}",
+        GameResult::Checkmate(Color::Black) => "1-0 {White mates}",
+        GameResult::Stalemate => "1/2-1/2 {Stalemate}",
+        GameResult::Repetition => "1/2-1/2 {Draw by repetition}",
+        GameResult::MoveRule => "1/2-1/2 {Draw by move rule}",
+    }
+}
+
+fn seconds_to_ms(text: &str) -> Option<u64> {
+    let secs: f64 = text.parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
+}
+
+impl Session<'_> {
+    fn send(&self, line: &str) {
+        send(self.out, line);
+    }
+
+    fn error(&self, reason: &str, command: &str) {
+        self.send(&format!("Error ({reason}): {command}"));
+    }
+
+    /// Stops any search; its late report will be ignored.
+    fn cancel(&mut self) {
+        self.st.searching = None;
+        self.engine.stop_and_wait();
+    }
+
+    fn features(&self) {
+        let names: Vec<String> = self.engine.registry().variants().map(|v| xboard_name(self.engine, v)).collect();
+        self.send("feature done=0");
+        self.send(&format!(
+            "feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 \
+             analyze=1 colors=0 ics=0 name=0 pause=0 nps=0 debug=1 memory=1 smp=1 exclude=0 \
+             myname=\"menagerie {}\" variants=\"{}\"",
+            env!("CARGO_PKG_VERSION"),
+            names.join(",")
+        ));
+        self.send(&format!("feature option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\""));
+        self.send(&format!("feature option=\"Move Overhead -spin {} 0 10000\"", self.engine.options().move_overhead));
+        self.send("feature option=\"Clear Hash -button\"");
+        self.send("feature option=\"VariantPath -path .\"");
+        self.send("feature done=1");
+    }
+
+    fn limits(&mut self) -> Limits {
+        let mut limits = Limits { depth: self.st.sd, ..Limits::default() };
+        if let Some(st) = self.st.st_ms {
+            limits.movetime = Some(st);
+            return limits;
+        }
+        let own = self.st.time_ms.or((self.st.base_ms > 0).then_some(self.st.base_ms));
+        match own {
+            Some(t) => {
+                let inc = Some(self.st.inc_ms);
+                match self.st.engine_side {
+                    Color::White => (limits.wtime, limits.winc) = (Some(t), inc),
+                    Color::Black => (limits.btime, limits.binc) = (Some(t), inc),
+                }
+                if self.st.mps > 0 {
+                    let done = (self.engine.position().state().fullmove as u32).saturating_sub(1);
+                    limits.movestogo = Some(self.st.mps - done % self.st.mps);
+                }
+            }
+            None if limits.depth.is_none() => limits.movetime = Some(5000),
+            None => {}
+        }
+        let _ = self.st.otim_ms;
+        limits
+    }
+
+    /// Starts a search for `purpose`; its events come back on the channel.
+    fn start(&mut self, purpose: Purpose) {
+        self.cancel();
+        let id = self.st.next_search;
+        self.st.next_search += 1;
+        let limits =
+            if purpose == Purpose::Analyze { Limits { infinite: true, ..Limits::default() } } else { self.limits() };
+        let tx = self.tx.clone();
+        match self.engine.go(limits, move |e| {
+            let _ = tx.send(Event::Search(id, e));
+        }) {
+            Ok(()) => self.st.searching = Some((id, purpose)),
+            Err(e) => self.send(&format!("Error ({e}): go")),
+        }
+    }
+
+    /// Thinks if it is the engine's turn, or restarts analysis.
+    fn maybe_think(&mut self) {
+        if self.st.analyzing {
+            self.start(Purpose::Analyze);
+        } else if !self.st.force
+            && self.engine.position().side_to_move() == self.st.engine_side
+            && self.engine.game_result().is_none()
+        {
+            self.start(Purpose::Move);
+        }
+    }
+
+    fn announce_result(&mut self) -> bool {
+        match self.engine.game_result() {
+            Some(r) => {
+                self.send(result_line(r));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn user_move(&mut self, text: &str) {
+        self.cancel();
+        let uci = from_xboard(self.engine.variant(), text);
+        let played = if matches!(uci.as_str(), "O-O" | "O-O-O" | "0-0" | "0-0-0") {
+            let king_side = uci.len() == 3;
+            let castle = self
+                .engine
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.kind() == MoveKind::Castle && (m.to().file() > m.from().file()) == king_side);
+            match castle {
+                Some(m) => {
+                    self.engine.play_move(m);
+                    true
+                }
+                None => false,
+            }
+        } else {
+            self.engine.play(&uci).is_ok()
+        };
+        if !played {
+            self.send(&format!("Illegal move: {text}"));
+            return;
+        }
+        if !self.st.analyzing && self.announce_result() {
+            return;
+        }
+        self.maybe_think();
+    }
+
+    fn search_event(&mut self, id: u64, event: EngineEvent) {
+        let Some((current, purpose)) = self.st.searching else { return };
+        if current != id {
+            return;
+        }
+        let variant = std::sync::Arc::clone(self.engine.variant());
+        match event {
+            EngineEvent::Info { info, pv } => {
+                if self.st.post || purpose == Purpose::Analyze {
+                    let score = match info.score {
+                        Score::Cp(cp) => cp,
+                        Score::Mate(n) if n > 0 => 100_000 + n,
+                        Score::Mate(n) => -100_000 + n,
+                    };
+                    let pv: Vec<String> = pv.iter().map(|m| to_xboard(&variant, m)).collect();
+                    self.send(&format!(
+                        "{} {} {} {} {}",
+                        info.depth,
+                        score,
+                        info.time_ms / 10,
+                        info.nodes,
+                        pv.join(" ")
+                    ));
+                }
+            }
+            EngineEvent::CurrMove { .. } => {}
+            EngineEvent::BestMove { best, best_text, .. } => {
+                self.st.searching = None;
+                self.engine.wait();
+                if purpose != Purpose::Move {
+                    return;
+                }
+                match (best, best_text) {
+                    (Some(m), Some(text)) => {
+                        self.engine.play_move(m);
+                        self.send(&format!("move {}", to_xboard(&variant, &text)));
+                        if self.announce_result() {
+                            return;
+                        }
+                        // A setup phase may give the engine two choices in a row.
+                        self.maybe_think();
+                    }
+                    _ => {
+                        self.announce_result();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles one command; false means quit.
+    fn command(&mut self, line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, args)) = tokens.split_first() else { return true };
+        let arg = args.first().copied().unwrap_or("");
+        let rest = args.join(" ");
+        match cmd {
+            "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating" | "ics" | "draw"
+            | "hard" | "easy" | "nps" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
+            | "debug" => {}
+            "protover" => self.features(),
+            "new" => {
+                self.cancel();
+                if self.engine.set_variant("chess").is_err() {
+                    self.engine.new_game();
+                }
+                self.engine.new_game();
+                self.st.force = false;
+                self.st.engine_side = Color::Black;
+                self.st.sd = None;
+                self.st.st_ms = None;
+                self.st.time_ms = None;
+                self.st.otim_ms = None;
+                if self.st.analyzing {
+                    self.maybe_think();
+                }
+            }
+            "variant" => {
+                self.cancel();
+                match self.engine.set_variant(arg) {
+                    Ok(_) => {
+                        for l in variant_definition(self.engine) {
+                            self.send(&l);
+                        }
+                    }
+                    Err(e) => self.error(&e.to_string(), line),
+                }
+            }
+            "force" => {
+                self.cancel();
+                self.st.force = true;
+            }
+            "go" => {
+                self.st.force = false;
+                self.st.engine_side = self.engine.position().side_to_move();
+                self.maybe_think();
+            }
+            "playother" => {
+                self.cancel();
+                self.st.force = false;
+                self.st.engine_side = !self.engine.position().side_to_move();
+            }
+            "white" | "black" => {
+                // Protocol version 1: set the side to move's colour, engine plays the other.
+                self.cancel();
+                self.st.engine_side = if cmd == "white" { Color::Black } else { Color::White };
+            }
+            "usermove" => self.user_move(arg),
+            "setboard" => {
+                self.cancel();
+                match self.engine.set_position(Some(&rest), &[]) {
+                    Ok(()) => {
+                        if self.st.analyzing {
+                            self.maybe_think();
+                        }
+                    }
+                    Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
+                }
+            }
+            "level" => {
+                // level MPS BASE INC, BASE as minutes or minutes:seconds.
+                let mut ok = args.len() == 3;
+                if ok {
+                    let mps = args[0].parse::<u32>();
+                    let base = match args[1].split_once(':') {
+                        Some((m, s)) => {
+                            m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000)
+                        }
+                        None => args[1]
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite() && *x >= 0.0)
+                            .map(|m| (m * 60_000.0) as u64),
+                    };
+                    match (mps, base, seconds_to_ms(args[2])) {
+                        (Ok(m), Some(b), Some(i)) => {
+                            (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (m, b, i, None)
+                        }
+                        _ => ok = false,
+                    }
+                }
+                if !ok {
+                    self.error("bad level", line);
+                }
+            }
+            "st" => match seconds_to_ms(arg) {
+                Some(ms) => self.st.st_ms = Some(ms),
+                None => self.error("bad time", line),
+            },
+            "sd" => match arg.parse::<u32>() {
+                Ok(d) if d > 0 => self.st.sd = Some(d),
+                _ => self.error("bad depth", line),
+            },
+            "time" | "otim" => match arg.parse::<i64>() {
+                Ok(cs) => {
+                    let ms = (cs.max(0) as u64) * 10;
+                    if cmd == "time" {
+                        self.st.time_ms = Some(ms);
+                    } else {
+                        self.st.otim_ms = Some(ms);
+                    }
+                }
+                Err(_) => self.error("bad time", line),
+            },
+            "?" => self.engine.stop(),
+            "ping" => self.send(&format!("pong {arg}")),
+            "undo" | "remove" => {
+                self.cancel();
+                let times = if cmd == "remove" { 2 } else { 1 };
+                for _ in 0..times {
+                    if self.engine.undo().is_err() {
+                        self.error("no move to undo", line);
+                        break;
+                    }
+                }
+                if self.st.analyzing {
+                    self.maybe_think();
+                }
+            }
+            "result" => {
+                self.cancel();
+                self.st.force = true;
+            }
+            "post" => self.st.post = true,
+            "nopost" => self.st.post = false,
+            "analyze" => {
+                self.st.analyzing = true;
+                self.maybe_think();
+            }
+            "exit" => {
+                self.st.analyzing = false;
+                self.cancel();
+            }
+            "memory" => match arg.parse::<usize>() {
+                Ok(mib) => {
+                    if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB)) {
+                        self.error(&e.to_string(), line);
+                    }
+                }
+                Err(_) => self.error("bad memory size", line),
+            },
+            "cores" => {
+                if self.engine.set_option("Threads", arg).is_err() {
+                    self.error("bad core count", line);
+                }
+            }
+            "option" => {
+                let (name, value) = rest.split_once('=').unwrap_or((rest.as_str(), ""));
+                if let Err(e) = self.engine.set_option(name.trim(), value.trim()) {
+                    self.error(&e.to_string(), line);
+                }
+            }
+            "quit" => return false,
+            _ => {
+                // Without `usermove` a move arrives bare.
+                let uci = from_xboard(self.engine.variant(), cmd);
+                let looks_like_move = args.is_empty()
+                    && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
+                        || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
+                if looks_like_move {
+                    self.user_move(cmd);
+                } else {
+                    self.error("unknown command", cmd);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Runs XBoard until `quit` or end of input.
+pub fn run(engine: &mut Engine, rx: &Receiver<Event>, tx: &Sender<Event>, out: &Output) -> Option<Protocol> {
+    let mut session = Session { engine, tx, out, st: State::new() };
+    while let Ok(event) = rx.recv() {
+        match event {
+            Event::Line(line) => {
+                if !session.command(&line) {
+                    break;
+                }
+            }
+            Event::Eof => break,
+            Event::Search(id, e) => session.search_event(id, e),
+        }
+    }
+    session.cancel();
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_shift_both_ways() {
+        assert_eq!(shift_ranks("a10a9", -1).as_deref(), Some("a9a8"));
+        assert_eq!(shift_ranks("a0j9", 1).as_deref(), Some("a1j10"));
+        assert_eq!(shift_ranks("P@e4", -1).as_deref(), Some("P@e3"));
+        assert_eq!(shift_ranks("e9e10q", -1).as_deref(), Some("e8e9q"));
+        assert_eq!(shift_ranks("a0", -1), None);
+    }
+
+    #[test]
+    fn riders_are_written_with_a_range() {
+        assert_eq!(xboard_betza("NN"), "N0");
+        assert_eq!(xboard_betza("mRcpR"), "mRcpR");
+        assert_eq!(xboard_betza("fmW fcF ifmnD"), "fmWfcFifmnD");
+    }
+}

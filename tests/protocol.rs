@@ -1,0 +1,425 @@
+//! Drives the built binary over UCI and XBoard for every shipped variant:
+//! handshakes, positions by FEN and by moves, every kind of search limit,
+//! `stop` during `go infinite`, `go perft`, and malformed input answered with
+//! an error line while the engine stays responsive.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use menagerie::moves::MoveList;
+use menagerie::perft::perft;
+use menagerie::position::Position;
+use menagerie::variant::Registry;
+
+/// A running engine with its output lines on a channel.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    log: Vec<String>,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start menagerie");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Session { child, stdin, lines, log: Vec::new() }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.log.push(format!("> {line}"));
+        writeln!(self.stdin, "{line}").expect("engine reads its input");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Waits for a line satisfying `pred`; panics with the transcript after `secs`.
+    fn expect(&mut self, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.log.push(format!("< {line}"));
+                    assert!(!line.contains("panicked"), "engine panicked:\n{}", self.log.join("\n"));
+                    if pred(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!("no {what} within {secs} s; transcript:\n{}", self.log.join("\n")),
+            }
+        }
+    }
+
+    fn expect_prefix(&mut self, secs: u64, prefix: &str) -> String {
+        let p = prefix.to_string();
+        self.expect(secs, prefix, move |l| l.starts_with(&p))
+    }
+
+    fn quit(mut self, command: &str) {
+        self.send(command);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "engine did not quit:\n{}", self.log.join("\n"));
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn registry() -> Registry {
+    Registry::builtin()
+}
+
+/// The first legal move of the variant's start position (UCI text) and the FEN after it.
+fn first_move(registry: &Registry, name: &str) -> (String, String) {
+    let v = registry.get(name).expect("variant ships");
+    let mut pos = Position::startpos(Arc::clone(&v)).expect("start position");
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    let m = list[0];
+    let text = pos.move_to_uci(m, false);
+    pos.make(m);
+    (text, pos.to_fen())
+}
+
+/// XBoard numbers the ranks of 10-rank boards from 0.
+fn xboard_text(registry: &Registry, name: &str, uci: &str) -> String {
+    let v = registry.get(name).expect("variant ships");
+    if v.shape.ranks != 10 {
+        return uci.to_string();
+    }
+    let mut out = String::new();
+    let mut digits = String::new();
+    for c in uci.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if !digits.is_empty() {
+            let n: u32 = digits.parse().expect("digits");
+            out.push_str(&(n - 1).to_string());
+            digits.clear();
+        }
+        if c != ' ' {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn uci_handshake(s: &mut Session) {
+    s.send("uci");
+    s.expect_prefix(5, "id name menagerie");
+    let combo = s.expect_prefix(5, "option name UCI_Variant type combo");
+    for name in registry().names() {
+        assert!(combo.contains(&format!(" var {name}")), "{combo}");
+    }
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("isready");
+    s.expect(5, "readyok", |l| l == "readyok");
+}
+
+fn bestmove(s: &mut Session, secs: u64) -> String {
+    let line = s.expect_prefix(secs, "bestmove ");
+    let mv = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    assert!(!mv.is_empty() && mv != "0000", "{line}");
+    mv
+}
+
+#[test]
+fn uci_every_variant_every_limit() {
+    let reg = registry();
+    let mut s = Session::start(&[]);
+    uci_handshake(&mut s);
+    for name in reg.names() {
+        let v = reg.get(&name).expect("variant ships");
+        s.send(&format!("setoption name UCI_Variant value {name}"));
+        let line = s.expect_prefix(5, "info string variant ");
+        assert_eq!(
+            line,
+            format!(
+                "info string variant {name} files {} ranks {} startpos {}",
+                v.shape.files, v.shape.ranks, v.start_fen
+            )
+        );
+        s.send("ucinewgame");
+        s.send("isready");
+        s.expect(5, "readyok", |l| l == "readyok");
+
+        let (mv, fen_after) = first_move(&reg, &name);
+        // By moves, then the same position by FEN: `d` shows the same FEN.
+        s.send(&format!("position startpos moves {mv}"));
+        s.send("d");
+        let fen_line = s.expect_prefix(5, "Fen: ");
+        assert_eq!(fen_line, format!("Fen: {fen_after}"));
+        s.send(&format!("position fen {fen_after}"));
+        s.send("d");
+        let fen_line = s.expect_prefix(5, "Fen: ");
+        assert_eq!(fen_line, format!("Fen: {fen_after}"));
+
+        s.send("go depth 3");
+        s.expect(10, "depth 3 info", |l| l.starts_with("info depth 3 ") && l.contains(" pv "));
+        bestmove(&mut s, 10);
+        s.send("go nodes 3000");
+        bestmove(&mut s, 10);
+        s.send("go movetime 100");
+        bestmove(&mut s, 5);
+        s.send("go wtime 1000 btime 1000 winc 10 binc 10");
+        bestmove(&mut s, 5);
+        s.send("go wtime 2000 btime 2000 movestogo 5");
+        bestmove(&mut s, 5);
+        s.send("go mate 1 movetime 200");
+        bestmove(&mut s, 5);
+
+        s.send("go infinite");
+        thread::sleep(Duration::from_millis(150));
+        let asked = Instant::now();
+        s.send("stop");
+        bestmove(&mut s, 2);
+        let took = asked.elapsed();
+        assert!(took < Duration::from_millis(50), "{name}: stop answered after {took:?}");
+
+        s.send("go ponder wtime 1000 btime 1000");
+        thread::sleep(Duration::from_millis(50));
+        s.send("ponderhit");
+        bestmove(&mut s, 5);
+
+        s.send("position startpos");
+        s.send("go perft 2");
+        let expected = {
+            let mut pos = Position::startpos(Arc::clone(&v)).expect("start position");
+            perft(&mut pos, 2)
+        };
+        let line = s.expect_prefix(30, "Nodes searched: ");
+        assert_eq!(line, format!("Nodes searched: {expected}"), "{name}");
+    }
+    s.quit("quit");
+}
+
+#[test]
+fn uci_errors_keep_the_position_and_the_engine_alive() {
+    let mut s = Session::start(&["uci"]);
+    uci_handshake(&mut s);
+    s.send("position startpos moves e2e4");
+    let bad = [
+        "position fen this is not a fen",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves k9z9",
+        "position",
+        "go depth x",
+        "go wtime",
+        "go searchmoves a1a8",
+        "setoption name NoSuchOption value 3",
+        "setoption name Hash value -5",
+        "setoption name UCI_Variant value nonsense",
+        "frobnicate",
+        "\u{1F600} \u{0}",
+    ];
+    for line in bad {
+        s.send(line);
+        s.expect_prefix(5, "info string error: ");
+    }
+    s.send("d");
+    let fen = s.expect_prefix(5, "Fen: ");
+    assert_eq!(fen, "Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    s.send("isready");
+    s.expect(5, "readyok", |l| l == "readyok");
+    // No legal move: `bestmove 0000`, and only then.
+    s.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    s.send("go depth 3");
+    let line = s.expect_prefix(5, "bestmove ");
+    assert_eq!(line, "bestmove 0000");
+    s.send("position startpos");
+    s.send("setoption name MultiPV value 3");
+    s.send("go depth 4");
+    s.expect(10, "multipv 3", |l| l.starts_with("info depth 4 ") && l.contains(" multipv 3 "));
+    bestmove(&mut s, 10);
+    // End of input is quit.
+    drop(s.stdin);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while s.child.try_wait().ok().flatten().is_none() {
+        assert!(Instant::now() < deadline, "engine ignored end of input");
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn random_lines_never_crash_either_protocol() {
+    // A fixed pseudo-random stream of command-like lines.
+    let words = [
+        "go",
+        "position",
+        "fen",
+        "startpos",
+        "moves",
+        "setoption",
+        "name",
+        "value",
+        "depth",
+        "-1",
+        "999999999999",
+        "e2e4",
+        "a10a9",
+        "P@e4",
+        "0000",
+        "@@@@",
+        "usermove",
+        "level",
+        "time",
+        "st",
+        "sd",
+        "undo",
+        "remove",
+        "new",
+        "variant",
+        "setboard",
+        "ping",
+        "option",
+        "=",
+        "[",
+        "]",
+        "/",
+        "8/8",
+        "w",
+        "b",
+        "KQkq",
+        "-",
+        "movetime",
+        "nodes",
+        "perft",
+        "x",
+        "",
+    ];
+    for args in [&[][..], &["xboard"][..]] {
+        let mut s = Session::start(args);
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..300 {
+            let mut line = Vec::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 6) {
+                line.push(words[((seed >> (8 * k)) % words.len() as u64) as usize]);
+            }
+            let text = line.join(" ");
+            // Searches and perft without limits would run on; skip those lines.
+            if text.starts_with("go") || text.contains("perft") {
+                continue;
+            }
+            s.send(&text);
+        }
+        if args.is_empty() {
+            s.send("isready");
+            s.expect(10, "readyok", |l| l == "readyok");
+        } else {
+            s.send("ping 77");
+            s.expect(10, "pong 77", |l| l == "pong 77");
+        }
+        s.quit("quit");
+    }
+}
+
+#[test]
+fn xboard_every_variant() {
+    let reg = registry();
+    let mut s = Session::start(&["xboard"]);
+    s.send("xboard");
+    s.send("protover 2");
+    let features = s.expect(5, "feature with variants", |l| l.contains("variants=\""));
+    assert!(features.contains("ping=1") && features.contains("setboard=1") && features.contains("usermove=1"));
+    s.expect(5, "done=1", |l| l.contains("done=1"));
+    let mut n = 0;
+    for name in reg.names() {
+        let v = reg.get(&name).expect("variant ships");
+        // XBoard's own name for chess is `normal`.
+        let xname = if name == "chess" { "normal".to_string() } else { name.clone() };
+        assert!(features.contains(&xname), "{features}");
+        s.send("new");
+        s.send(&format!("variant {xname}"));
+        n += 1;
+        s.send(&format!("ping {n}"));
+        let standard = v.xboard_parent.as_deref().is_some_and(|p| p == xname);
+        if !standard {
+            s.expect_prefix(5, "setup (");
+            s.expect_prefix(5, "piece ");
+        }
+        s.expect(5, "pong", |l| l == format!("pong {n}"));
+
+        // Set a position by moves, let the engine answer within a fixed time.
+        let (mv, fen_after) = first_move(&reg, &name);
+        s.send("force");
+        s.send(&format!("usermove {}", xboard_text(&reg, &name, &mv)));
+        s.send("st 1");
+        s.send("post");
+        s.send("go");
+        s.expect(5, "thinking", |l| l.split_whitespace().count() >= 5 && l.starts_with("1 "));
+        s.expect_prefix(5, "move ");
+
+        // By FEN, with a depth limit and a clock.
+        s.send("force");
+        s.send(&format!("setboard {fen_after}"));
+        s.send("sd 3");
+        s.send("level 0 1 0");
+        s.send("time 3000");
+        s.send("otim 3000");
+        s.send("go");
+        s.expect_prefix(10, "move ");
+
+        // Illegal and unknown input.
+        s.send("force");
+        s.send("usermove z9z9");
+        s.expect(5, "illegal", |l| l == "Illegal move: z9z9");
+        s.send("frobnicate");
+        s.expect(5, "unknown", |l| l == "Error (unknown command): frobnicate");
+        s.send("setboard 8/8 w - -");
+        s.expect_prefix(5, "tellusererror Illegal position");
+
+        // Analysis stops on `exit`, and the engine stays responsive.
+        s.send("analyze");
+        thread::sleep(Duration::from_millis(100));
+        s.send("exit");
+        n += 1;
+        s.send(&format!("ping {n}"));
+        s.expect(5, "pong", |l| l == format!("pong {n}"));
+    }
+    s.quit("quit");
+}
+
+#[test]
+fn xboard_as_first_uci_line_switches_protocol() {
+    let mut s = Session::start(&[]);
+    s.send("xboard");
+    s.send("protover 2");
+    s.expect(5, "done=1", |l| l.contains("done=1"));
+    s.send("new");
+    s.send("sd 2");
+    s.send("usermove e2e4");
+    let reply = s.expect_prefix(10, "move ");
+    assert!(reply.len() > 5);
+    s.send("ping 9");
+    s.expect(5, "pong", |l| l == "pong 9");
+    s.quit("quit");
+}

@@ -13,7 +13,7 @@ use clap::{ArgAction, Args};
 
 use super::adjudicate::AdjudicationError;
 use super::engine::{Engine, EngineSpec};
-use super::openings::read_openings;
+use super::openings::{read_openings, SplitMix64};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
 use super::tc::TimeControl;
@@ -43,6 +43,12 @@ pub struct MatchArgs {
     /// EPD/FEN file of start positions, used in turn.
     #[arg(long)]
     pub openings: Option<PathBuf>,
+    /// Use the opening file's positions in random order (seeded by --seed).
+    #[arg(long)]
+    pub openings_random: bool,
+    /// Play the first engine against each of the others, not a round robin.
+    #[arg(long)]
+    pub gauntlet: bool,
     /// Random plies played from each start position.
     #[arg(long, default_value_t = 0)]
     pub random_plies: u32,
@@ -145,18 +151,26 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         }
         None => None,
     };
-    let openings = match &args.openings {
+    let mut openings = match &args.openings {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             read_openings(&variant, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => Vec::new(),
     };
+    if args.openings_random {
+        // Fisher-Yates with the crate's own generator, so an order is reproducible.
+        let mut rng = SplitMix64(args.seed ^ 0x005E_ED0F_0BE4_1465);
+        for i in (1..openings.len()).rev() {
+            openings.swap(i, rng.below(i + 1));
+        }
+    }
     if args.games == 0 || args.rounds == 0 {
         return Err("--games and --rounds must be at least 1".to_string());
     }
     Ok(MatchConfig {
         engines,
+        gauntlet: args.gauntlet,
         variant: Arc::clone(&variant),
         tc,
         games: args.games,

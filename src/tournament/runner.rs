@@ -29,6 +29,8 @@ use crate::variant::Variant;
 pub struct MatchConfig {
     /// Two or more engines (round robin).
     pub engines: Vec<EngineSpec>,
+    /// Only the first engine against each of the others (a gauntlet).
+    pub gauntlet: bool,
     /// The variant.
     pub variant: Arc<Variant>,
     /// Limits for every engine.
@@ -93,6 +95,9 @@ pub fn schedule(config: &MatchConfig) -> Vec<Scheduled> {
     for round in 0..config.rounds as usize {
         for i in 0..n {
             for j in i + 1..n {
+                if config.gauntlet && i > 0 {
+                    continue;
+                }
                 for g in 0..config.games as usize {
                     let slot = round * per_round_slots + g / 2;
                     let opening = slot_openings
@@ -478,6 +483,7 @@ mod tests {
             event: "t".to_string(),
             debug: false,
             progress: false,
+            gauntlet: false,
         }
     }
 
@@ -497,6 +503,11 @@ mod tests {
         assert_ne!(games[0].opening, games[6].opening);
         assert_eq!(games.iter().map(|g| g.number).collect::<Vec<_>>(), (1..=12).collect::<Vec<u32>>());
         // An odd number of games leaves the last opening unpaired.
+        let mut g = config(4, 2, 1);
+        g.gauntlet = true;
+        let gauntlet = schedule(&g);
+        assert_eq!(gauntlet.len(), 6);
+        assert!(gauntlet.iter().all(|x| x.white == 0 || x.black == 0));
         let odd = schedule(&config(2, 3, 1));
         assert_eq!(odd.len(), 3);
         assert_ne!(odd[1].pair, odd[2].pair);

@@ -185,12 +185,13 @@ pub fn play_game(
             return (record, faults);
         };
         let san = move_to_san(&mut pos, m);
+        // Engines get every move in the canonical form, whatever the opening file wrote.
+        let uci = pos.move_to_uci(m, false);
         let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
         pos.make(m);
-        record.moves.push(PlayedMove { uci: text.clone(), san, comment: Some("book".to_string()), white, number });
+        record.moves.push(PlayedMove { uci, san, comment: Some("book".to_string()), white, number });
     }
-    let [white, black] = engines;
-    let mut engines = [white, black];
+    let mut engines = engines;
     let finish = |record: &mut GameRecord, outcome: Option<Outcome>, termination: Termination, reason: String| {
         record.outcome = outcome;
         record.termination = termination;
@@ -212,7 +213,7 @@ pub fn play_game(
     let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
     let mut adjudicator = Adjudicator::new(setup.draw_rule, setup.resign_rule);
     let mut verdict: Option<Verdict> = None;
-    let mut uci_moves: Vec<String> = setup.opening.clone();
+    let mut uci_moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
     let start_ply = pos.ply_count();
     loop {
         let us = pos.side_to_move();

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
+use super::adjudicate::AdjudicationError;
 use super::engine::{Engine, EngineSpec};
-use super::openings::read_openings;
+use super::openings::{read_openings, SplitMix64};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
 use super::tc::TimeControl;
@@ -21,7 +22,7 @@ use crate::variant::Registry;
 /// `menagerie match`: play engines against each other.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// An engine: `cmd=COMMAND proto=uci|xboard name=NAME dir=DIR option.NAME=VALUE` (repeat for each engine).
+    /// An engine: `cmd=COMMAND proto=uci|xboard name=NAME dir=DIR tc=LIMITS option.NAME=VALUE` (repeat for each engine).
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     pub engine: Vec<String>,
     /// The `--engine` values grouped by occurrence (filled by [`MatchArgs::group_engines`]).
@@ -42,6 +43,12 @@ pub struct MatchArgs {
     /// EPD/FEN file of start positions, used in turn.
     #[arg(long)]
     pub openings: Option<PathBuf>,
+    /// Use the opening file's positions in random order (seeded by --seed).
+    #[arg(long)]
+    pub openings_random: bool,
+    /// Play the first engine against each of the others, not a round robin.
+    #[arg(long)]
+    pub gauntlet: bool,
     /// Random plies played from each start position.
     #[arg(long, default_value_t = 0)]
     pub random_plies: u32,
@@ -66,6 +73,12 @@ pub struct MatchArgs {
     /// Adjudicate a draw after this many moves per side (0 = never).
     #[arg(long, default_value_t = 0)]
     pub max_moves: u32,
+    /// Adjudicate a draw: `movenumber=40 movecount=8 score=10` (centipawns).
+    #[arg(long, num_args = 1..=3, value_name = "KEY=VALUE")]
+    pub draw: Option<Vec<String>>,
+    /// Adjudicate a loss: `movecount=3 score=1000` (the engine's own score at most -score).
+    #[arg(long, num_args = 1..=2, value_name = "KEY=VALUE")]
+    pub resign: Option<Vec<String>>,
     /// PGN Event tag.
     #[arg(long, default_value = "menagerie match")]
     pub event: String,
@@ -138,18 +151,26 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         }
         None => None,
     };
-    let openings = match &args.openings {
+    let mut openings = match &args.openings {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             read_openings(&variant, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => Vec::new(),
     };
+    if args.openings_random {
+        // Fisher-Yates with the crate's own generator, so an order is reproducible.
+        let mut rng = SplitMix64(args.seed ^ 0x005E_ED0F_0BE4_1465);
+        for i in (1..openings.len()).rev() {
+            openings.swap(i, rng.below(i + 1));
+        }
+    }
     if args.games == 0 || args.rounds == 0 {
         return Err("--games and --rounds must be at least 1".to_string());
     }
     Ok(MatchConfig {
         engines,
+        gauntlet: args.gauntlet,
         variant: Arc::clone(&variant),
         tc,
         games: args.games,
@@ -163,6 +184,14 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         margin: Duration::from_millis(args.timemargin),
         move_timeout: Duration::from_secs(args.move_timeout.max(1)),
         max_moves: args.max_moves,
+        draw_rule: match &args.draw {
+            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+            None => None,
+        },
+        resign_rule: match &args.resign {
+            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+            None => None,
+        },
         event: args.event.clone(),
         debug: args.debug,
         progress: !args.quiet && std::io::stderr().is_terminal(),
@@ -178,16 +207,23 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     // Start every engine once, so that a wrong command fails before any game.
     for spec in &config.engines {
-        let check = Engine::start(spec, &stop, config.debug)
-            .and_then(|mut e| e.new_game(&config.variant, &config.variant.start_fen, &config.tc, &stop).map(|_| e));
+        let check = Engine::start(spec, &stop, config.debug).and_then(|mut e| {
+            e.new_game(&config.variant, &config.variant.start_fen, &spec.tc.unwrap_or(config.tc), &stop).map(|_| e)
+        });
         match check {
             Ok(e) => e.quit(),
             Err(e) => return fail(format!("engine {} ({}): {e}", spec.name, spec.cmd)),
         }
     }
     let flag = Arc::clone(&stop);
+    // The first Ctrl-C stops the match cleanly; a second one exits at once
+    // (the engines then see their input close).
     if let Err(e) = ctrlc::set_handler(move || {
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("\ninterrupted twice, exiting");
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: finishing up (Ctrl-C again to exit at once)");
     }) {
         eprintln!("warning: no Ctrl-C handler: {e}");
     }

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
@@ -116,6 +117,8 @@ pub struct GameRecord {
     pub termination: Termination,
     /// Human text (`White mates`, `Black makes an illegal move: e2e5`).
     pub reason: String,
+    /// White's and Black's limits.
+    pub tc: [TimeControl; 2],
 }
 
 /// Everything about a game besides the engines.
@@ -127,14 +130,18 @@ pub struct GameSetup {
     pub start_fen: String,
     /// Opening moves in UCI text, played before the engines take over.
     pub opening: Vec<String>,
-    /// Limits for both sides.
-    pub tc: TimeControl,
+    /// Limits for White and Black.
+    pub tc: [TimeControl; 2],
     /// Extra time before a flag counts (and before untimed moves time out).
     pub margin: Duration,
     /// How long an engine may think on one move without a clock or movetime.
     pub move_timeout: Duration,
     /// Adjudicate a draw after this many moves per side (0 = never).
     pub max_moves: u32,
+    /// Score-based draw adjudication.
+    pub draw_rule: Option<DrawRule>,
+    /// Score-based loss adjudication.
+    pub resign_rule: Option<ResignRule>,
 }
 
 /// Which engines misbehaved and should be restarted before another game.
@@ -162,6 +169,7 @@ pub fn play_game(
         outcome: None,
         termination: Termination::Unterminated,
         reason: String::new(),
+        tc: setup.tc,
     };
     let mut faults = [false; 2];
     let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen) {
@@ -177,19 +185,20 @@ pub fn play_game(
             return (record, faults);
         };
         let san = move_to_san(&mut pos, m);
+        // Engines get every move in the canonical form, whatever the opening file wrote.
+        let uci = pos.move_to_uci(m, false);
         let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
         pos.make(m);
-        record.moves.push(PlayedMove { uci: text.clone(), san, comment: Some("book".to_string()), white, number });
+        record.moves.push(PlayedMove { uci, san, comment: Some("book".to_string()), white, number });
     }
-    let [white, black] = engines;
-    let mut engines = [white, black];
+    let mut engines = engines;
     let finish = |record: &mut GameRecord, outcome: Option<Outcome>, termination: Termination, reason: String| {
         record.outcome = outcome;
         record.termination = termination;
         record.reason = reason;
     };
     for (i, engine) in engines.iter_mut().enumerate() {
-        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc, stop) {
+        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc[i], stop) {
             faults[i] = true;
             let color = if i == 0 { Color::White } else { Color::Black };
             let (term, outcome) = match e {
@@ -201,14 +210,33 @@ pub fn play_game(
             return (record, faults);
         }
     }
-    let mut clocks = [Clock::new(&setup.tc), Clock::new(&setup.tc)];
-    let mut uci_moves: Vec<String> = setup.opening.clone();
+    let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
+    let mut adjudicator = Adjudicator::new(setup.draw_rule, setup.resign_rule);
+    let mut verdict: Option<Verdict> = None;
+    let mut uci_moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
     let start_ply = pos.ply_count();
     loop {
         let us = pos.side_to_move();
         if let Some((outcome, reason)) = rules_result(&mut pos) {
             finish(&mut record, Some(outcome), Termination::Normal, reason);
             break;
+        }
+        match verdict {
+            Some(Verdict::Draw) => {
+                finish(&mut record, Some(Outcome::Draw), Termination::Adjudication, "Draw by adjudication".to_string());
+                break;
+            }
+            Some(Verdict::Loses(side)) => {
+                let loser = if side == 0 { Color::White } else { Color::Black };
+                finish(
+                    &mut record,
+                    Some(Outcome::win_for(!loser)),
+                    Termination::Adjudication,
+                    format!("{} wins by adjudication", side_name(!loser)),
+                );
+                break;
+            }
+            None => {}
         }
         if setup.max_moves > 0 && (pos.ply_count() - start_ply) as u32 >= 2 * setup.max_moves {
             finish(
@@ -223,7 +251,7 @@ pub fn play_game(
         let clock = &clocks[idx];
         let budget = if clock.is_timed() {
             Duration::from_millis(clock.left_ms.max(0) as u64)
-        } else if let Some(t) = setup.tc.movetime {
+        } else if let Some(t) = setup.tc[idx].movetime {
             t
         } else {
             setup.move_timeout
@@ -234,7 +262,7 @@ pub fn play_game(
             moves: &uci_moves,
             white: us == Color::White,
             clocks: [&clocks[0], &clocks[1]],
-            tc: &setup.tc,
+            tc: &setup.tc[idx],
             deadline: started + budget + setup.margin,
         };
         let reply = engines[idx].play(&request, stop);
@@ -243,7 +271,7 @@ pub fn play_game(
         match reply {
             Ok(Reply::Move(text, info)) => {
                 if !clocks[idx].charge(used, setup.margin)
-                    || (setup.tc.movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
+                    || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
                 {
                     finish(
                         &mut record,
@@ -271,6 +299,7 @@ pub fn play_game(
                 let canonical = pos.move_to_uci(m, false);
                 let number = u32::from(pos.state().fullmove);
                 pos.make(m);
+                verdict = adjudicator.record(idx, number, &info);
                 uci_moves.push(canonical.clone());
                 record.moves.push(PlayedMove {
                     uci: canonical,

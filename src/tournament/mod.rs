@@ -2,6 +2,7 @@
 //! one game, the match runner with its statistics and PGN, openings, the
 //! random sparring engine, and the `match`/`play`/`analyse` command lines.
 
+pub mod adjudicate;
 pub mod analyse;
 pub mod cli;
 pub mod engine;

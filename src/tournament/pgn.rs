@@ -6,7 +6,6 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::game::GameRecord;
-use super::tc::TimeControl;
 use crate::variant::Variant;
 
 /// Tags besides those a game record carries.
@@ -18,8 +17,6 @@ pub struct PgnContext<'a> {
     pub round: u32,
     /// The variant.
     pub variant: &'a Variant,
-    /// `TimeControl`.
-    pub tc: &'a TimeControl,
 }
 
 /// Today's date as `YYYY.MM.DD` (UTC).
@@ -61,7 +58,12 @@ pub fn write_game(game: &GameRecord, ctx: &PgnContext<'_>) -> String {
         tag("FEN", &game.start_fen);
         tag("SetUp", "1");
     }
-    tag("TimeControl", &ctx.tc.to_string());
+    if game.tc[0] == game.tc[1] {
+        tag("TimeControl", &game.tc[0].to_string());
+    } else {
+        tag("WhiteTimeControl", &game.tc[0].to_string());
+        tag("BlackTimeControl", &game.tc[1].to_string());
+    }
     tag("PlyCount", &game.moves.len().to_string());
     tag("Termination", &game.termination.to_string());
     out.push('\n');

@@ -104,9 +104,11 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                 "setboard" => state.set_fen(line.trim_start_matches("setboard").trim()),
                 "ping" => say(&format!("pong {}", tokens.get(1).unwrap_or(&""))),
                 "go" | "usermove" => {
+                    // XBoard numbers the ranks of a 10-rank board from 0.
+                    let shape = state.variant.shape;
                     if command == "usermove" {
                         let text = tokens.get(1).copied().unwrap_or("");
-                        if !state.play(&xboard_to_uci(state.variant.shape, text)) {
+                        if !state.play(&xboard_to_uci(shape, text)) {
                             say(&format!("Illegal move: {text}"));
                             continue;
                         }
@@ -116,7 +118,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                     if !forced {
                         if let Some(m) = state.choose() {
                             state.play(&m);
-                            say(&format!("move {}", uci_to_xboard(state.variant.shape, &m)));
+                            say(&format!("move {}", uci_to_xboard(shape, &m)));
                         }
                     }
                 }

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,6 +15,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use super::adjudicate::{DrawRule, ResignRule};
 use super::engine::{Engine, EngineSpec};
 use super::game::{play_game, GameRecord, GameSetup, Outcome, Termination};
 use super::openings::{add_random_plies, Opening, SplitMix64};
@@ -29,6 +29,8 @@ use crate::variant::Variant;
 pub struct MatchConfig {
     /// Two or more engines (round robin).
     pub engines: Vec<EngineSpec>,
+    /// Only the first engine against each of the others (a gauntlet).
+    pub gauntlet: bool,
     /// The variant.
     pub variant: Arc<Variant>,
     /// Limits for every engine.
@@ -55,6 +57,10 @@ pub struct MatchConfig {
     pub move_timeout: Duration,
     /// Draw adjudication after this many moves per side (0 = never).
     pub max_moves: u32,
+    /// Score-based draw adjudication.
+    pub draw_rule: Option<DrawRule>,
+    /// Score-based loss adjudication.
+    pub resign_rule: Option<ResignRule>,
     /// PGN `Event`.
     pub event: String,
     /// Echo engine traffic on stderr.
@@ -89,6 +95,9 @@ pub fn schedule(config: &MatchConfig) -> Vec<Scheduled> {
     for round in 0..config.rounds as usize {
         for i in 0..n {
             for j in i + 1..n {
+                if config.gauntlet && i > 0 {
+                    continue;
+                }
                 for g in 0..config.games as usize {
                     let slot = round * per_round_slots + g / 2;
                     let opening = slot_openings
@@ -312,10 +321,12 @@ fn worker(
             variant: Arc::clone(&config.variant),
             start_fen: game.opening.fen.clone(),
             opening: game.opening.moves.clone(),
-            tc: config.tc,
+            tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
             margin: config.margin,
             move_timeout: config.move_timeout,
             max_moves: config.max_moves,
+            draw_rule: config.draw_rule,
+            resign_rule: config.resign_rule,
         };
         let started = [
             ensure_engine(&mut running, game.white, specs[0], stop, config.debug),
@@ -354,6 +365,7 @@ fn worker(
                     outcome: if stop.load(Ordering::Relaxed) { None } else { outcome },
                     termination: Termination::Abandoned,
                     reason: format!("{who} failed to start: {}", why.join("; ")),
+                    tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
                 }
             }
         };
@@ -398,8 +410,7 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
             summary.played += 1;
             *summary.terminations.entry(record.termination).or_insert(0) += 1;
             if let Some(Ok(file)) = pgn.as_mut() {
-                let ctx =
-                    PgnContext { event: &config.event, round: game.number, variant: &config.variant, tc: &config.tc };
+                let ctx = PgnContext { event: &config.event, round: game.number, variant: &config.variant };
                 if let Err(e) = file.write_all(write_game(&record, &ctx).as_bytes()).and_then(|_| file.flush()) {
                     summary.warnings.push(format!("PGN write failed: {e}"));
                 }
@@ -442,10 +453,81 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
     summary
 }
 
-/// Convenience for tests and callers: the PGN file's text, if written.
-pub fn read_pgn_file(path: &PathBuf) -> Option<String> {
-    let mut s = String::new();
-    let mut f = File::open(path).ok()?;
-    std::io::Read::read_to_string(&mut f, &mut s).ok()?;
-    Some(s)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Registry;
+
+    fn config(engines: usize, games: u32, rounds: u32) -> MatchConfig {
+        let registry = Registry::builtin();
+        let variant = registry.get("chess").unwrap();
+        MatchConfig {
+            engines: (0..engines)
+                .map(|i| EngineSpec::from_tokens(&[format!("cmd=e{i}"), format!("name=E{i}")]).unwrap())
+                .collect(),
+            variant,
+            tc: "nodes=1".parse().unwrap(),
+            games,
+            rounds,
+            openings: Vec::new(),
+            random_plies: 3,
+            seed: 5,
+            concurrency: 1,
+            pgn: None,
+            sprt: None,
+            margin: Duration::ZERO,
+            move_timeout: Duration::from_secs(1),
+            max_moves: 0,
+            draw_rule: None,
+            resign_rule: None,
+            event: "t".to_string(),
+            debug: false,
+            progress: false,
+            gauntlet: false,
+        }
+    }
+
+    #[test]
+    fn round_robin_schedule() {
+        let games = schedule(&config(3, 2, 2));
+        // 3 pairs x 2 games x 2 rounds.
+        assert_eq!(games.len(), 12);
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].pair, pair[1].pair);
+            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!((pair[0].white, pair[0].black), (pair[1].black, pair[1].white));
+            assert_eq!(pair[0].opening.moves.len(), 3);
+        }
+        // Every pair of engines meets, and rounds use new openings.
+        assert_eq!(games.iter().filter(|g| g.white.min(g.black) == 0 && g.white.max(g.black) == 2).count(), 4);
+        assert_ne!(games[0].opening, games[6].opening);
+        assert_eq!(games.iter().map(|g| g.number).collect::<Vec<_>>(), (1..=12).collect::<Vec<u32>>());
+        // An odd number of games leaves the last opening unpaired.
+        let mut g = config(4, 2, 1);
+        g.gauntlet = true;
+        let gauntlet = schedule(&g);
+        assert_eq!(gauntlet.len(), 6);
+        assert!(gauntlet.iter().all(|x| x.white == 0 || x.black == 0));
+        let odd = schedule(&config(2, 3, 1));
+        assert_eq!(odd.len(), 3);
+        assert_ne!(odd[1].pair, odd[2].pair);
+    }
+
+    #[test]
+    fn summary_text() {
+        let c = config(2, 2, 1);
+        let mut s = MatchSummary::new(&c, 4);
+        s.played = 2;
+        s.scores[0] = Score { wins: 1, draws: 1, losses: 0 };
+        s.scores[1] = s.scores[0].flipped();
+        let mut p = PairStats { score: s.scores[0], ..PairStats::default() };
+        p.penta.add(1.5);
+        s.pairs.insert((0, 1), p);
+        s.stopped_early = true;
+        let text = s.to_string();
+        assert!(text.contains("E0 vs E1: W/D/L 1/1/0, score 75.0%"), "{text}");
+        assert!(text.contains("Pentanomial [0, 0, 0, 1, 0] over 1 pairs"), "{text}");
+        assert!(text.contains("Stopped early"), "{text}");
+        assert!(s.progress_line().starts_with("Games 2/4  E0 vs E1: +1 =1 -0  75.0%"), "{}", s.progress_line());
+    }
 }

@@ -164,6 +164,10 @@ impl Clock {
     pub fn new(tc: &TimeControl) -> Clock {
         Clock { left_ms: tc.clock.map_or(0, |c| c.base.as_millis() as i64), moves_made: 0, control: tc.clock }
     }
+    /// The increment per move (zero when untimed).
+    pub fn increment(&self) -> Duration {
+        self.control.map_or(Duration::ZERO, |c| c.increment)
+    }
     /// True when the clock runs.
     pub fn is_timed(&self) -> bool {
         self.control.is_some()

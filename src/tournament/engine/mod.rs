@@ -52,6 +52,8 @@ pub struct EngineSpec {
     pub proto: Protocol,
     /// Engine options in order (`option.Hash=16` gives `("Hash", "16")`).
     pub options: Vec<(String, String)>,
+    /// This engine's own limits (`tc=...`), overriding the match's.
+    pub tc: Option<TimeControl>,
 }
 
 /// Why an engine description could not be read.
@@ -61,7 +63,7 @@ pub enum EngineSpecError {
     #[error("engine setting {0:?} is not key=value")]
     NotKeyValue(String),
     /// An unknown key.
-    #[error("unknown engine setting {0:?} (use cmd=, proto=, name=, dir=, option.NAME=)")]
+    #[error("unknown engine setting {0:?} (use cmd=, proto=, name=, dir=, tc=, option.NAME=)")]
     UnknownKey(String),
     /// An unknown protocol.
     #[error("unknown protocol {0:?} (use uci or xboard)")]
@@ -69,10 +71,13 @@ pub enum EngineSpecError {
     /// No `cmd=`.
     #[error("engine has no cmd=")]
     NoCommand,
+    /// A bad `tc=`.
+    #[error("engine {0}")]
+    TimeControl(String),
 }
 
 impl EngineSpec {
-    /// Reads `key=value` tokens: `cmd=`, `proto=`, `name=`, `dir=`, `option.NAME=`.
+    /// Reads `key=value` tokens: `cmd=`, `proto=`, `name=`, `dir=`, `tc=`, `option.NAME=`.
     ///
     /// ```
     /// use menagerie::tournament::engine::{EngineSpec, Protocol};
@@ -88,6 +93,7 @@ impl EngineSpec {
             dir: None,
             proto: Protocol::Uci,
             options: Vec::new(),
+            tc: None,
         };
         for token in tokens {
             let token = token.as_ref();
@@ -97,6 +103,7 @@ impl EngineSpec {
                 "name" => spec.name = value.to_string(),
                 "dir" => spec.dir = Some(value.to_string()),
                 "proto" => spec.proto = value.parse()?,
+                "tc" => spec.tc = Some(value.parse().map_err(|e| EngineSpecError::TimeControl(format!("{e}")))?),
                 _ => match key.strip_prefix("option.") {
                     Some(opt) if !opt.is_empty() => spec.options.push((opt.to_string(), value.to_string())),
                     _ => return Err(EngineSpecError::UnknownKey(key.to_string())),
@@ -411,6 +418,9 @@ mod tests {
         assert!(EngineSpec::from_tokens(&["cmd=x", "proto=ucci"]).is_err());
         assert!(EngineSpec::from_tokens(&["cmd=x", "bogus"]).is_err());
         assert!(EngineSpec::from_tokens(&["cmd=x", "option.=1"]).is_err());
+        assert!(EngineSpec::from_tokens(&["cmd=x", "tc=bad"]).is_err());
+        let e = EngineSpec::from_tokens(&["cmd=x", "tc=st=0.5"]).unwrap();
+        assert_eq!(e.tc.and_then(|t| t.movetime), Some(Duration::from_millis(500)));
     }
 
     #[test]

@@ -117,7 +117,13 @@ impl UciEngine {
     /// Sets the variant and options, `ucinewgame`, and waits for `readyok`.
     pub fn new_game(&mut self, variant: &Variant, _start_fen: &str, stop: &AtomicBool) -> Result<(), EngineError> {
         self.variant_start = variant.start_fen.clone();
-        if self.has_option("UCI_Variant") || variant.name != "chess" {
+        if !self.has_option("UCI_Variant") && variant.name != "chess" {
+            return Err(EngineError::Protocol(format!(
+                "engine has no UCI_Variant option, cannot play {}",
+                variant.name
+            )));
+        }
+        if self.has_option("UCI_Variant") {
             if !self.variants.is_empty() && !self.variants.iter().any(|v| v == &variant.name) {
                 return Err(EngineError::Protocol(format!("engine does not offer UCI_Variant {}", variant.name)));
             }
@@ -165,11 +171,12 @@ impl UciEngine {
         let tc = request.tc;
         let [white, black] = request.clocks;
         if tc.clock.is_some() {
-            let inc = tc.clock.map_or(Duration::ZERO, |c| c.increment).as_millis();
             go.push_str(&format!(
-                " wtime {} btime {} winc {inc} binc {inc}",
+                " wtime {} btime {} winc {} binc {}",
                 white.left_ms.max(0),
-                black.left_ms.max(0)
+                black.left_ms.max(0),
+                white.increment().as_millis(),
+                black.increment().as_millis()
             ));
             let own = if request.white { white } else { black };
             if own.moves_to_go() > 0 {

@@ -97,7 +97,7 @@ pub struct XboardEngine {
     /// Moves of the current game the engine has been told about (or played).
     known: usize,
     ping_id: u32,
-    /// Board of the current game: XBoard numbers the ranks of 10-rank boards from 0.
+    /// Board of the current game (XBoard numbers the ranks of 10-rank boards from 0).
     shape: BoardShape,
 }
 
@@ -238,18 +238,22 @@ impl XboardEngine {
             self.process.send(&format!("level {} {base_text} {inc}", c.moves))?;
         }
         if let Some(t) = tc.movetime {
-            self.process.send(&format!("st {}", t.as_secs().max(1)))?;
+            // CECP says whole seconds; a fraction is sent as given (many engines accept it).
+            let secs = t.as_secs_f64();
+            let text = if secs.fract() == 0.0 { format!("{}", secs as u64) } else { format!("{secs}") };
+            self.process.send(&format!("st {text}"))?;
         }
         if let Some(d) = tc.depth {
             self.process.send(&format!("sd {d}"))?;
         }
         if let Some(n) = tc.nodes {
             // CECP has no node limit: "nps N" with one second per move gives N nodes.
+            // An engine without `nps` gets one second per move instead.
             if self.features.nps {
                 self.process.send(&format!("nps {n}"))?;
-                if tc.movetime.is_none() && tc.clock.is_none() {
-                    self.process.send("st 1")?;
-                }
+            }
+            if tc.movetime.is_none() && tc.clock.is_none() {
+                self.process.send("st 1")?;
             }
         }
         self.process.send("post")?;
@@ -259,8 +263,8 @@ impl XboardEngine {
         self.sync(stop)
     }
 
-    fn send_move(&mut self, uci: &str) -> Result<(), EngineError> {
-        let text = uci_to_xboard(self.shape, uci);
+    fn send_move(&mut self, text: &str) -> Result<(), EngineError> {
+        let text = uci_to_xboard(self.shape, text);
         if self.features.usermove {
             self.process.send(&format!("usermove {text}"))
         } else {

@@ -37,6 +37,11 @@ pub const POLL_INTERVAL: u64 = 1024; // a power of two
 /// Index space of the history table: colour x origin x destination (drops use
 /// their piece kind as origin; kinds < 32 are padding squares, never origins).
 const HISTORY_SIZE: usize = 2 * 256 * 256;
+/// Ordering base of captures that probably lose material: after the quiet
+/// moves (history scores stay within +-16384), skipped in quiescence.
+const BAD_CAPTURE: i32 = -(1 << 20);
+/// Scores below this mark a bad capture (victim and attacker terms included).
+const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
 
 /// How long and how deep to search. All times in milliseconds.
 #[derive(Clone, Debug, Default)]
@@ -378,7 +383,17 @@ impl<'a> Search<'a> {
         if let Some(v) = victim {
             let victim_value = self.eval.value(self.pos.cell(v).kind());
             let attacker_value = self.eval.value(self.pos.cell(m.from()).kind());
-            score = (1 << 27) + victim_value * 16 - attacker_value / 16;
+            // A cheap stand-in for static exchange: taking a defended man
+            // with a more valuable one probably loses material.
+            let base = if attacker_value > victim_value
+                && m.kind() != MoveKind::Promotion
+                && self.pos.attacked_by(m.to(), !self.pos.side_to_move())
+            {
+                BAD_CAPTURE
+            } else {
+                1 << 27
+            };
+            score = base + victim_value * 16 - attacker_value / 16;
         }
         if m.kind() == MoveKind::Promotion {
             score += (1 << 27) + self.eval.value(m.piece());
@@ -514,6 +529,9 @@ impl<'a> Search<'a> {
                 break;
             }
             if !evasions && m.kind() != MoveKind::Promotion {
+                if scores[i] < BAD_CAPTURE_LIMIT {
+                    continue;
+                }
                 // Delta pruning: even winning this man cannot lift alpha.
                 let victim = if m.kind() == MoveKind::EnPassant { self.pos.state().ep_victim } else { m.to() };
                 if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= alpha {
@@ -637,6 +655,19 @@ impl<'a> Search<'a> {
             }
             legal += 1;
             let quiet = !self.is_capture(m) && m.kind() != MoveKind::Promotion;
+            // Futility: near the leaves, a quiet move cannot lift a hopeless
+            // static evaluation to alpha.
+            if !pv_node
+                && !in_check
+                && quiet
+                && depth <= 3
+                && legal > 1
+                && best > -MATE_BOUND
+                && static_eval + 120 * depth <= alpha
+                && !self.killers[ply].contains(&Some(m))
+            {
+                continue;
+            }
             // Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
             if !pv_node
                 && !in_check

@@ -66,6 +66,23 @@ pub const fn offset(dx: i32, dy: i32) -> i16 {
     (dy * MAILBOX_WIDTH + dx) as i16
 }
 
+/// A set of mailbox squares (one bit per mailbox index).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct SquareSet(pub [u64; 4]);
+
+impl SquareSet {
+    /// Adds a square.
+    #[inline]
+    pub fn insert(&mut self, sq: Square) {
+        self.0[sq.index() >> 6] |= 1 << (sq.index() & 63);
+    }
+    /// True when the square is in the set.
+    #[inline]
+    pub fn contains(&self, sq: Square) -> bool {
+        self.0[sq.index() >> 6] >> (sq.index() & 63) & 1 != 0
+    }
+}
+
 /// The size of a board: files x ranks.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct BoardShape {

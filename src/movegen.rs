@@ -2,7 +2,7 @@
 //! castling, drops, setup swaps and king succession; and the legality filter
 //! with a fast path for moves that cannot expose the king (uses position).
 
-use crate::geometry::Square;
+use crate::geometry::{Square, SquareSet};
 use crate::moves::{Move, MoveKind, MoveList};
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
@@ -311,6 +311,40 @@ impl Position {
         !attacked
     }
 
+    /// Squares whose man, by leaving, could uncover an attack on our king
+    /// (the first man on each enemy line out of the king, and the second on
+    /// hopper lines), and the empty squares where an arriving man would
+    /// become a hopper's screen (between the king and the first man).
+    fn exposure(&self) -> (SquareSet, SquareSet) {
+        let us = self.side;
+        let king = self.kings[us];
+        let mut leaving = SquareSet::default();
+        let mut arriving = SquareSet::default();
+        for &(step, hop) in &self.variant.lines_out[!us] {
+            let mut s = king.offset(step);
+            while self.board[s.index()].is_empty() {
+                if hop {
+                    arriving.insert(s);
+                }
+                s = s.offset(step);
+            }
+            if self.board[s.index()] == Cell::OFFBOARD {
+                continue;
+            }
+            leaving.insert(s);
+            if hop {
+                s = s.offset(step);
+                while self.board[s.index()].is_empty() {
+                    s = s.offset(step);
+                }
+                if self.board[s.index()] != Cell::OFFBOARD {
+                    leaving.insert(s);
+                }
+            }
+        }
+        (leaving, arriving)
+    }
+
     /// All legal moves. In a succession variant a checkmated side with a safe
     /// joker gets the king-joker swaps as its only moves.
     pub fn generate_legal(&mut self, out: &mut MoveList) {
@@ -318,9 +352,23 @@ impl Position {
         self.generate_pseudo(out);
         let in_check = self.st.setup_pending == 0 && self.in_check();
         if self.st.setup_pending == 0 {
+            let king = self.kings[self.side];
+            // Outside check, a move that neither leaves an exposed square nor
+            // lands between the king and a hopper's screen is legal as it stands.
+            let shortcut = !in_check && king != NO_SQUARE && self.variant.lines_exact;
+            let (leaving, arriving) = if shortcut { self.exposure() } else { Default::default() };
             let mut i = 0;
             while i < out.len() {
-                if self.is_legal(out[i], in_check) {
+                let m = out[i];
+                let safe = shortcut
+                    && match m.kind() {
+                        MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion => {
+                            m.from() != king && !leaving.contains(m.from()) && !arriving.contains(m.to())
+                        }
+                        MoveKind::Drop => !arriving.contains(m.to()),
+                        _ => false,
+                    };
+                if safe || self.is_legal(m, in_check) {
                     i += 1;
                 } else {
                     out.swap_remove(i);

@@ -112,3 +112,13 @@ fn inherit_and_override() {
     assert_eq!(v.description, "test");
     assert!(reg.get("minicapa").is_some());
 }
+
+/// Found by the long fuzz run: a directive missing its piece letter panicked.
+#[test]
+fn directive_without_its_piece_letter() {
+    assert_eq!(first_error(&format!("{BASE}succession\n")), "t.var:6:1: 'succession' needs a piece letter");
+    assert_eq!(
+        first_error(&format!("{BASE}setup-opposite-colours\n")),
+        "t.var:6:1: 'setup-opposite-colours' needs a piece letter"
+    );
+}

@@ -14,6 +14,7 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ("chess.var", include_str!("../../variants/chess.var")),
     ("capablanca.var", include_str!("../../variants/capablanca.var")),
     ("relocation.var", include_str!("../../variants/relocation.var")),
+    ("caparandom.var", include_str!("../../variants/caparandom.var")),
     ("clockwork.var", include_str!("../../variants/clockwork.var")),
     ("clash1.var", include_str!("../../variants/clash1.var")),
     ("clash2.var", include_str!("../../variants/clash2.var")),

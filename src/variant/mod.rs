@@ -175,6 +175,13 @@ pub struct Variant {
     hop_lines: ByColor<Vec<u128>>,
     /// True when any piece hops (a man arriving can create a check).
     pub has_hoppers: bool,
+    /// Per attacking colour: the lines (mailbox step walking away from the
+    /// attacked square, and whether a hopper uses it) along which a man
+    /// leaving a square can uncover an attack.
+    pub lines_out: ByColor<Vec<(i16, bool)>>,
+    /// False when some attack (a lame leap) is not along a line; the legality
+    /// filter then skips its per-node shortcut.
+    pub lines_exact: bool,
     letter_map: [Option<PieceKind>; 128],
 }
 
@@ -256,6 +263,8 @@ impl Variant {
         let mut lines = ByColor([vec![0u128; ALIGN_CELLS], vec![0u128; ALIGN_CELLS]]);
         let mut hop_lines = ByColor([vec![0u128; ALIGN_CELLS], vec![0u128; ALIGN_CELLS]]);
         let mut has_hoppers = false;
+        let mut lines_out: ByColor<Vec<(i16, bool)>> = ByColor([Vec::new(), Vec::new()]);
+        let mut lines_exact = true;
         for color in Color::ALL {
             let flip = color.forward() as i8;
             // Attack rules with the squares (relative to the attacked square)
@@ -301,6 +310,21 @@ impl Variant {
                         }
                     };
                     has_hoppers |= hop;
+                    let out_step = match r.motion {
+                        Motion::Leap => None,
+                        Motion::Lame { .. } => {
+                            lines_exact = false;
+                            None
+                        }
+                        Motion::Ride { .. } | Motion::Hop => Some(-rule.step),
+                        Motion::Bent { second, .. } => Some(-offset(second.0 as i32, (second.1 * flip) as i32)),
+                    };
+                    if let Some(step) = out_step {
+                        match lines_out[color].iter_mut().find(|l| l.0 == step) {
+                            Some(l) => l.1 |= hop,
+                            None => lines_out[color].push((step, hop)),
+                        }
+                    }
                     building.push((AttackRule { step: rule.step, motion, cells: 1u128 << cell.0 }, path, hop));
                 }
                 rules[color].push(compiled);
@@ -360,6 +384,8 @@ impl Variant {
             lines,
             hop_lines,
             has_hoppers,
+            lines_out,
+            lines_exact,
             letter_map,
             pieces: spec.pieces,
         }

@@ -141,7 +141,10 @@ fn collect_lines(file: &str, text: &str, resolve: Resolver, depth: usize, errors
 }
 
 fn parse_kind(line: &Line, index: usize, letters: &HashMap<char, PieceKind>) -> Result<PieceKind, VariantError> {
-    let text = line.tokens[index].text.as_str();
+    let Some(token) = line.tokens.get(index) else {
+        return Err(line.error(index, format!("'{}' needs a piece letter", line.directive())));
+    };
+    let text = token.text.as_str();
     let mut chars = text.chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) if c.is_ascii_uppercase() => {

@@ -1,0 +1,314 @@
+//! Protocol fuzzing: random and mutated command lines, interleaved with valid
+//! ones, fed to the UCI and XBoard loops of the real binary. The engine must
+//! never panic, must keep answering `isready`/`ping`, and must still play a
+//! legal move afterwards. `FUZZ_PROTOCOL_LINES` sets the number of lines per
+//! protocol (default 3 000; the closing note of the robustness issue quotes a
+//! 10^6 run).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use menagerie::position::Position;
+use menagerie::variant::Registry;
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    transcript: Vec<String>,
+}
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start engine");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine { child, stdin, lines, transcript: Vec::new() }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        let alive = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
+        let start = self.transcript.len().saturating_sub(60);
+        assert!(alive.is_ok(), "engine died; last lines:\n{}", self.transcript[start..].join("\n"));
+    }
+
+    /// Reads until a line satisfies `done`; returns the lines read.
+    fn expect(&mut self, done: impl Fn(&str) -> bool, what: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    assert!(!line.contains("panicked"), "panic: {line}");
+                    let finished = done(&line);
+                    seen.push(line);
+                    if finished {
+                        return seen;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        if let Ok(path) = std::env::var("FUZZ_TRANSCRIPT") {
+            let _ = std::fs::write(path, self.transcript.join("\n"));
+        }
+        let start = self.transcript.len().saturating_sub(60);
+        panic!("no {what} within 20 s; last input:\n{}\noutput: {:?}", self.transcript[start..].join("\n"), seen);
+    }
+
+    fn finish(mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                let mut stderr = String::new();
+                if let Some(mut e) = self.child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+                }
+                assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+                assert!(status.success(), "exit status {status}; stderr: {stderr}");
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("engine did not quit");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+const NASTY: &[&str] = &[
+    "",
+    "   ",
+    "position fen",
+    "position fen 8/8/8 w",
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1",
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w KQkq - 0 1",
+    "position fen xnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "position fen 11/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "position startpos moves k11k12",
+    "position startpos moves e2e5",
+    "position startpos moves e2e4 e7e5 Q@d4",
+    "position startpos moves 0000",
+    "position startpos moves a10a11",
+    "go depth 99999999999999999999",
+    "go depth -1",
+    "go movetime -100",
+    "go wtime -5000 btime -5000",
+    "go nodes 184467440737095516150",
+    "go perft -3",
+    "go perft 99999999999",
+    "setoption name Hash value 99999999999",
+    "setoption name Hash value -1",
+    "setoption name UCI_Variant value nosuchvariant",
+    "setoption name VariantPath value /nonexistent/dir",
+    "setoption name",
+    "setoption name MultiPV value 0",
+    "setoption name Threads value 100000",
+    "variant nosuch",
+    "setboard 8/8/8/8/8/8/8/8 w - - 0 1",
+    "setboard rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Qq] w KQkq - 0 1",
+    "usermove k11a1",
+    "usermove e2e5",
+    "level 0 0 0",
+    "level 40 99999999:99 99999",
+    "st -1",
+    "sd 999999999999",
+    "time -100",
+    "otim abc",
+    "memory 99999999999",
+    "cores -1",
+    "option Hash=abc",
+    "ping",
+    "ping abc",
+    "ucci",
+    "perft",
+    "\u{1F600} \u{0}\u{7f}",
+    "é à ü",
+];
+
+const VALID_UCI: &[&str] = &[
+    "ucinewgame",
+    "position startpos",
+    "position startpos moves e2e4 e7e5 g1f3",
+    "setoption name UCI_Variant value capablanca",
+    "setoption name UCI_Variant value clockwork",
+    "setoption name UCI_Variant value clash3",
+    "setoption name UCI_Variant value relocation",
+    "setoption name UCI_Variant value chess",
+    "setoption name Hash value 4",
+    "setoption name MultiPV value 2",
+    "go depth 2",
+    "go nodes 500",
+    "go movetime 5",
+    "stop",
+    "d",
+];
+
+const VALID_XBOARD: &[&str] = &[
+    "new",
+    "force",
+    "variant capablanca",
+    "variant clash1",
+    "variant clockwork",
+    "variant normal",
+    "usermove e2e4",
+    "undo",
+    "remove",
+    "post",
+    "nopost",
+    "hard",
+    "easy",
+    "sd 2",
+    "st 1",
+    "level 40 5 0",
+    "time 500",
+    "otim 500",
+    "?",
+    "result 1-0 {resign}",
+    "computer",
+    "random",
+    "setboard 4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+];
+
+fn mutate(rng: &mut StdRng, line: &str) -> String {
+    let mut chars: Vec<char> = line.chars().collect();
+    match rng.gen_range(0..6) {
+        0 if !chars.is_empty() => {
+            chars.truncate(rng.gen_range(0..chars.len()));
+        }
+        1 if !chars.is_empty() => {
+            let i = rng.gen_range(0..chars.len());
+            chars[i] = ['x', '9', '-', ' ', '/', '@', 'é', '\u{0}'][rng.gen_range(0..8)];
+        }
+        2 => {
+            let i = rng.gen_range(0..=chars.len());
+            let number = rng.gen::<u64>().to_string();
+            chars.splice(i..i, number.chars());
+        }
+        3 => chars = std::iter::repeat_n('a', rng.gen_range(1000..20_000)).collect(),
+        4 => {
+            let words: Vec<&str> = line.split(' ').collect();
+            return words.iter().rev().copied().collect::<Vec<_>>().join(" ");
+        }
+        _ => {}
+    }
+    chars.into_iter().collect()
+}
+
+fn line_count() -> usize {
+    std::env::var("FUZZ_PROTOCOL_LINES").ok().and_then(|v| v.parse().ok()).unwrap_or(3_000)
+}
+
+#[test]
+fn uci_loop_survives_fuzzing() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut engine = Engine::start(&[]);
+    engine.send("uci");
+    engine.expect(|l| l == "uciok", "uciok");
+    let total = line_count();
+    let mut sent = 0;
+    while sent < total {
+        for _ in 0..50 {
+            let line = match rng.gen_range(0..3) {
+                0 => NASTY[rng.gen_range(0..NASTY.len())].to_string(),
+                1 => VALID_UCI[rng.gen_range(0..VALID_UCI.len())].to_string(),
+                _ => {
+                    let base = if rng.gen_bool(0.5) { NASTY } else { VALID_UCI };
+                    let pick = base[rng.gen_range(0..base.len())];
+                    mutate(&mut rng, pick)
+                }
+            };
+            // A search left running is fine, but not an infinite one we never stop.
+            engine.send(&line);
+            sent += 1;
+        }
+        engine.send("stop");
+        engine.send("isready");
+        engine.expect(|l| l == "readyok", "readyok");
+    }
+    // Still plays a legal move.
+    engine.send("stop");
+    engine.send("setoption name UCI_Variant value chess");
+    engine.send("ucinewgame");
+    engine.send("position startpos moves e2e4");
+    engine.send("isready");
+    engine.expect(|l| l == "readyok", "readyok");
+    engine.send("go depth 3");
+    let lines = engine.expect(|l| l.starts_with("bestmove"), "bestmove");
+    let best = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("move").to_string();
+    let reg = Registry::builtin();
+    let mut pos = Position::startpos(reg.get("chess").expect("chess")).expect("start");
+    let e4 = pos.parse_move("e2e4").expect("e4");
+    pos.make(e4);
+    assert!(pos.parse_move(&best).is_ok(), "bestmove {best} is not legal");
+    engine.finish();
+}
+
+#[test]
+fn xboard_loop_survives_fuzzing() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let mut engine = Engine::start(&["xboard"]);
+    engine.send("xboard");
+    engine.send("protover 2");
+    engine.expect(|l| l.contains("done=1"), "feature done=1");
+    let total = line_count();
+    let mut sent = 0;
+    let mut ping = 0;
+    while sent < total {
+        for _ in 0..50 {
+            let line = match rng.gen_range(0..3) {
+                0 => NASTY[rng.gen_range(0..NASTY.len())].to_string(),
+                1 => VALID_XBOARD[rng.gen_range(0..VALID_XBOARD.len())].to_string(),
+                _ => {
+                    let base = if rng.gen_bool(0.5) { NASTY } else { VALID_XBOARD };
+                    let pick = base[rng.gen_range(0..base.len())];
+                    mutate(&mut rng, pick)
+                }
+            };
+            engine.send(&line);
+            sent += 1;
+        }
+        // Stop any thinking, then the ping must come back.
+        engine.send("force");
+        ping += 1;
+        engine.send(&format!("ping {ping}"));
+        let want = format!("pong {ping}");
+        engine.expect(|l| l == want, "pong");
+    }
+    engine.send("new");
+    engine.send("variant normal");
+    engine.send("force");
+    engine.send("usermove e2e4");
+    engine.send("sd 3");
+    engine.send("go");
+    let lines = engine.expect(|l| l.starts_with("move "), "move");
+    let best = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("move").to_string();
+    let reg = Registry::builtin();
+    let mut pos = Position::startpos(reg.get("chess").expect("chess")).expect("start");
+    let e4 = pos.parse_move("e2e4").expect("e4");
+    pos.make(e4);
+    assert!(pos.parse_move(&best).is_ok(), "move {best} is not legal");
+    engine.finish();
+}

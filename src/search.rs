@@ -208,9 +208,10 @@ fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Durati
         let t = Duration::from_millis(mt.saturating_sub(overhead).max(1));
         return (Some(t), Some(t));
     }
+    // A GUI that sends only the other side's clock still bounds the search.
     let (time, inc) = match side {
-        Color::White => (limits.wtime, limits.winc.unwrap_or(0)),
-        Color::Black => (limits.btime, limits.binc.unwrap_or(0)),
+        Color::White => (limits.wtime.or(limits.btime), limits.winc.unwrap_or(0)),
+        Color::Black => (limits.btime.or(limits.wtime), limits.binc.unwrap_or(0)),
     };
     let Some(time) = time else {
         return (None, None);
@@ -542,8 +543,13 @@ impl<'a> Search<'a> {
                 continue;
             }
             legal += 1;
+            let us = self.pos.side_to_move();
             self.pos.make(m);
-            let score = -self.qsearch(-beta, -alpha, ply + 1, qdepth + 1);
+            let score = if self.pos.side_to_move() == us {
+                self.qsearch(alpha, beta, ply + 1, qdepth + 1)
+            } else {
+                -self.qsearch(-beta, -alpha, ply + 1, qdepth + 1)
+            };
             self.pos.unmake(m);
             if self.stopped {
                 return 0;
@@ -564,6 +570,19 @@ impl<'a> Search<'a> {
             return -MATE + ply as i32;
         }
         best
+    }
+
+    /// Searches the position after a move with the window (alpha, beta) seen
+    /// from the mover's side. Usually the opponent moves next and the score
+    /// flips; but a setup phase can give one side two plies in a row
+    /// (Relocation: White chooses last and then moves first).
+    #[inline]
+    fn child(&mut self, depth: i32, ply: usize, alpha: i32, beta: i32, same_side: bool) -> i32 {
+        if same_side {
+            self.negamax(depth, ply, alpha, beta, true)
+        } else {
+            -self.negamax(depth, ply, -beta, -alpha, true)
+        }
     }
 
     #[allow(clippy::too_many_lines)]
@@ -678,13 +697,15 @@ impl<'a> Search<'a> {
             {
                 continue;
             }
+            let us = self.pos.side_to_move();
             self.pos.make(m);
+            let same_side = self.pos.side_to_move() == us;
             let gives_check = !self.pos.in_setup() && self.pos.in_check();
             let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + extension;
             let mut score;
             if legal == 1 {
-                score = -self.negamax(new_depth, ply + 1, -beta, -alpha, true);
+                score = self.child(new_depth, ply + 1, alpha, beta, same_side);
             } else {
                 let mut reduction = 0;
                 if depth >= 3 && legal > 3 && quiet && !in_check && !gives_check {
@@ -697,12 +718,12 @@ impl<'a> Search<'a> {
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
-                score = -self.negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha, true);
+                score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side);
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(new_depth, ply + 1, -alpha - 1, -alpha, true);
+                    score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side);
                 }
                 if score > alpha && score < beta {
-                    score = -self.negamax(new_depth, ply + 1, -beta, -alpha, true);
+                    score = self.child(new_depth, ply + 1, alpha, beta, same_side);
                 }
             }
             self.pos.unmake(m);
@@ -768,16 +789,18 @@ impl<'a> Search<'a> {
                 on_event(SearchEvent::CurrMove { depth: depth as u32, mv: m, number: i + 1 });
             }
             self.seldepth = 0;
+            let us = self.pos.side_to_move();
             self.pos.make(m);
+            let same_side = self.pos.side_to_move() == us;
             let gives_check = !self.pos.in_setup() && self.pos.in_check();
             let new_depth = depth - 1 + i32::from(gives_check);
             let mut score;
             if i == first {
-                score = -self.negamax(new_depth, 1, -beta, -alpha, true);
+                score = self.child(new_depth, 1, alpha, beta, same_side);
             } else {
-                score = -self.negamax(new_depth, 1, -alpha - 1, -alpha, true);
+                score = self.child(new_depth, 1, alpha, alpha + 1, same_side);
                 if score > alpha && score < beta {
-                    score = -self.negamax(new_depth, 1, -beta, -alpha, true);
+                    score = self.child(new_depth, 1, alpha, beta, same_side);
                 }
             }
             self.pos.unmake(m);
@@ -988,6 +1011,31 @@ mod tests {
         assert!(r.best.is_some());
         assert_eq!(pos.to_fen(), fen);
         assert_eq!(pos.hash(), pos.compute_hash());
+    }
+
+    #[test]
+    fn a_side_moving_twice_keeps_its_point_of_view() {
+        // Relocation: White makes the last setup choice and then moves first,
+        // so after White's choice White is to move again. At depth 1 the root
+        // score must be the best evaluation White can reach, not the worst.
+        let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1 S";
+        let reg = Registry::builtin();
+        let v = reg.get("relocation").expect("relocation ships");
+        let eval = Evaluator::new(&v);
+        let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+        let mut list = MoveList::new();
+        pos.generate_legal(&mut list);
+        let best = list
+            .iter()
+            .map(|&m| {
+                pos.make(m);
+                let score = eval.evaluate(&pos);
+                pos.unmake(m);
+                score
+            })
+            .max();
+        let (r, _) = search("relocation", fen, Limits { depth: Some(1), ..Limits::default() });
+        assert_eq!(Some(r.score), best.map(Score::Cp));
     }
 
     #[test]

@@ -216,11 +216,15 @@ fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Durati
     let Some(time) = time else {
         return (None, None);
     };
-    let available = time.saturating_sub(overhead).max(1);
+    // Twice the overhead stays on the clock as a reserve: with increments the
+    // clock drains to about the reserve and then hovers there (each move then
+    // costs less than the increment brings), so a latency spike of a loaded
+    // machine meets a cushion instead of an empty clock.
+    let left = time.saturating_sub(overhead);
+    let available = left.saturating_sub((2 * overhead).min(left / 2)).max(1);
     let moves_to_go = limits.movestogo.unwrap_or(30).clamp(1, 50) as u64;
-    // Never plan to spend more than a third of the clock on one move (three
-    // quarters for the last move before a new time control), so that the
-    // clock cannot run out however the search behaves.
+    // Never plan to spend more than a third of it on one move (three
+    // quarters for the last move before a new time control).
     let cap = if moves_to_go == 1 { available * 3 / 4 } else { available / 3 };
     let soft = (available / moves_to_go).saturating_add(inc / 4 * 3).min(cap).max(1);
     let hard = soft.saturating_mul(4).min(cap).max(1);
@@ -1048,11 +1052,11 @@ mod tests {
 
     #[test]
     fn time_budget_is_safe_at_one_second() {
-        let limits = Limits { wtime: Some(1000), winc: Some(10), move_overhead: 30, ..Limits::default() };
+        let limits = Limits { wtime: Some(1000), winc: Some(10), move_overhead: 50, ..Limits::default() };
         let (soft, hard) = time_budget(&limits, Color::White);
         assert!(soft.unwrap_or_default() <= hard.unwrap_or_default());
-        assert!(hard.unwrap_or_default() <= Duration::from_millis(330));
-        let low = Limits { wtime: Some(40), winc: Some(10), move_overhead: 30, ..Limits::default() };
+        assert!(hard.unwrap_or_default() <= Duration::from_millis(250));
+        let low = Limits { wtime: Some(40), winc: Some(10), move_overhead: 50, ..Limits::default() };
         let (_, hard) = time_budget(&low, Color::White);
         assert!(hard.unwrap_or_default() <= Duration::from_millis(10));
     }

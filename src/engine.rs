@@ -14,7 +14,7 @@ use crate::eval::Evaluator;
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
 use crate::notation::MoveError;
-use crate::perft::divide;
+use crate::perft::{divide, MAX_PERFT_DEPTH};
 use crate::piece::Color;
 use crate::position::Position;
 use crate::search::{Limits, PvInfo, Search, SearchControl, SearchEvent, SearchResult};
@@ -486,7 +486,7 @@ impl Engine {
     pub fn perft(&mut self, depth: u32) -> Vec<(String, u64)> {
         self.stop_and_wait();
         let mut pos = self.pos.clone();
-        divide(&mut pos, depth.max(1), self.options.chess960)
+        divide(&mut pos, depth.clamp(1, MAX_PERFT_DEPTH), self.options.chess960)
     }
 
     /// Legal moves of the current position.

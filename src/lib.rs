@@ -17,6 +17,7 @@ pub mod piece;
 pub mod position;
 pub mod protocol;
 pub mod search;
+pub mod tournament;
 pub mod tt;
 pub mod variant;
 pub mod zobrist;

@@ -1,4 +1,5 @@
-//! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`.
+//! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`,
+//! `match`, `play`, `analyse`.
 
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
@@ -6,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use menagerie::engine::Engine;
 use menagerie::perft::{divide, perft};
 use menagerie::position::Position;
@@ -62,6 +63,16 @@ enum Command {
     },
     /// List the loaded variants.
     Variants,
+    /// Play a match or round robin between engines, refereed by the rules core.
+    Match(menagerie::tournament::cli::MatchArgs),
+    /// Play against an engine (or a random mover) in the terminal.
+    Play(menagerie::tournament::play::PlayArgs),
+    /// Analyse a position with a UCI engine (MultiPV, text or JSON).
+    #[command(alias = "analyze")]
+    Analyse(menagerie::tournament::analyse::AnalyseArgs),
+    /// A random legal mover speaking UCI (or XBoard), for tests.
+    #[command(hide = true)]
+    RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -70,7 +81,14 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    if let (Some(Command::Match(args)), Some(("match", sub))) = (&mut cli.command, matches.subcommand()) {
+        args.group_engines(sub);
+    }
     let mut registry = Registry::builtin();
     if let Some(dir) = &cli.variants {
         if let Err(errors) = registry.load_path(dir) {
@@ -84,6 +102,9 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
+            if !(1..=menagerie::perft::MAX_PERFT_DEPTH).contains(&depth) {
+                return fail(format!("perft depth must be 1 to {}, not {depth}", menagerie::perft::MAX_PERFT_DEPTH));
+            }
             let Some(v) = registry.get(&variant) else {
                 return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
             };
@@ -162,6 +183,13 @@ fn main() -> ExitCode {
         }
         Some(Command::Uci) => serve(registry, Protocol::Uci),
         Some(Command::Xboard) => serve(registry, Protocol::Xboard),
+        Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
+        Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
+        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
+        Some(Command::RandomEngine(args)) => {
+            menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
+            ExitCode::SUCCESS
+        }
         None => serve(registry, Protocol::Uci),
     }
 }

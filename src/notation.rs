@@ -107,6 +107,65 @@ impl fmt::Display for MoveText {
     }
 }
 
+/// XBoard numbers the ranks of a 10-rank board from 0 (`a0`..`j9`), UCI from 1.
+fn xboard_shifts_ranks(shape: BoardShape) -> bool {
+    shape.ranks == 10
+}
+
+/// Adds `delta` to the rank number of every square in `text`; None if a rank
+/// would become negative or is not a number.
+fn shift_ranks(text: &str, delta: i32) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        out.push(c as char);
+        i += 1;
+        if c.is_ascii_lowercase() && i < bytes.len() && bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            let rank: i32 = text.get(start..i)?.parse().ok()?;
+            let shifted = rank + delta;
+            if shifted < 0 {
+                return None;
+            }
+            out.push_str(&shifted.to_string());
+        }
+    }
+    Some(out)
+}
+
+/// The move text XBoard uses for a UCI move on a board of `shape`.
+///
+/// ```
+/// use menagerie::geometry::BoardShape;
+/// use menagerie::notation::{uci_to_xboard, xboard_to_uci};
+/// let b = BoardShape { files: 10, ranks: 10 };
+/// assert_eq!(uci_to_xboard(b, "a9a10q"), "a8a9q");
+/// assert_eq!(xboard_to_uci(b, "a8a9q"), "a9a10q");
+/// ```
+pub fn uci_to_xboard(shape: BoardShape, uci: &str) -> String {
+    if xboard_shifts_ranks(shape) && uci.is_ascii() {
+        shift_ranks(uci, -1).unwrap_or_else(|| uci.to_string())
+    } else {
+        uci.to_string()
+    }
+}
+
+/// The UCI text of a move written by XBoard on a board of `shape` (also
+/// drops XBoard's optional `=` before a promotion letter).
+pub fn xboard_to_uci(shape: BoardShape, text: &str) -> String {
+    let text = text.replace('=', "");
+    if xboard_shifts_ranks(shape) && text != "@@@@" && text.is_ascii() {
+        shift_ranks(&text, 1).unwrap_or(text)
+    } else {
+        text
+    }
+}
+
 impl Position {
     /// UCI text of a move. `chess960` writes castling as king-takes-rook
     /// (the variant may require that form anyway).
@@ -173,5 +232,24 @@ impl Position {
         let Some(rule) = self.variant.setup.as_ref() else { return false };
         let is_mover = |c: Cell| c.is_piece() && rule.movers >> c.kind().0 & 1 != 0;
         is_mover(self.cell(m.from())) && is_mover(self.cell(m.to())) && m.from() != NO_SQUARE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xboard_ranks_shift_both_ways_on_ten_rank_boards() {
+        let ten = BoardShape { files: 10, ranks: 10 };
+        assert_eq!(uci_to_xboard(ten, "a10a9"), "a9a8");
+        assert_eq!(xboard_to_uci(ten, "a0j9"), "a1j10");
+        assert_eq!(uci_to_xboard(ten, "P@e4"), "P@e3");
+        assert_eq!(uci_to_xboard(ten, "e9e10q"), "e8e9q");
+        assert_eq!(xboard_to_uci(ten, "e8e9=q"), "e9e10q");
+        assert_eq!(shift_ranks("a0", -1), None);
+        let eight = BoardShape { files: 10, ranks: 8 };
+        assert_eq!(uci_to_xboard(eight, "a7a8q"), "a7a8q");
+        assert_eq!(xboard_to_uci(eight, "@@@@"), "@@@@");
     }
 }

@@ -1,6 +1,10 @@
 //! perft and divide: count the leaves of the legal move tree (uses movegen).
 
 use crate::moves::MoveList;
+
+/// Deepest perft accepted: the recursion keeps one move list per ply on the
+/// stack, and nothing deeper finishes in a lifetime anyway.
+pub const MAX_PERFT_DEPTH: u32 = 32;
 use crate::position::Position;
 
 /// Number of leaf nodes `depth` plies deep (the last ply is counted, not played).

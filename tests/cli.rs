@@ -41,6 +41,12 @@ fn perft_after_moves() {
 }
 
 #[test]
+fn perft_depth_is_bounded() {
+    assert_one_line_error(&["perft", "--depth", "1000"], "perft depth must be 1 to 32, not 1000");
+    assert_one_line_error(&["perft", "--depth", "0"], "perft depth must be 1 to 32, not 0");
+}
+
+#[test]
 fn unknown_variant_is_an_error() {
     assert_one_line_error(&["perft", "--variant", "nosuch", "--depth", "1"], "unknown variant \"nosuch\"");
 }

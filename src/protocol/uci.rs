@@ -6,6 +6,7 @@ use std::sync::mpsc::Receiver;
 
 use super::{send, Event, Output, Protocol};
 use crate::engine::{Engine, EngineError, EngineEvent, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::perft::MAX_PERFT_DEPTH;
 use crate::search::{Limits, PvInfo, Score};
 
 /// Why a UCI command failed.
@@ -133,6 +134,9 @@ fn go(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> 
         match token {
             "perft" => {
                 let depth: u32 = number(&mut tokens, "perft")?;
+                if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
+                    return Err(syntax("go", format!("perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}")));
+                }
                 let rows = engine.perft(depth);
                 for (m, n) in &rows {
                     send(out, &format!("{m}: {n}"));

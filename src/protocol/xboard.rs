@@ -15,6 +15,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use super::{send, Event, Output, Protocol};
 use crate::engine::{Engine, EngineEvent, GameResult, MAX_HASH_MIB, MAX_MULTIPV};
 use crate::moves::MoveKind;
+use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::piece::Color;
 use crate::search::{Limits, Score};
 use crate::variant::Variant;
@@ -22,49 +23,14 @@ use crate::variant::Variant;
 /// XBoard's piece types, in the order of its piece-to-char table.
 const XBOARD_PIECE_ORDER: &str = "PNBRQFEACWMOHIJGDVLSUK";
 
-/// Translates the rank numbers of every square in `text` by `delta`
-/// (+1: XBoard to UCI, -1: UCI to XBoard). Returns None for ranks out of range.
-fn shift_ranks(text: &str, delta: i32) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len() + 2);
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        out.push(c as char);
-        i += 1;
-        if c.is_ascii_lowercase() && i < bytes.len() && bytes[i].is_ascii_digit() {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            let rank: i32 = text.get(start..i)?.parse().ok()?;
-            let shifted = rank + delta;
-            if shifted < 0 {
-                return None;
-            }
-            out.push_str(&shifted.to_string());
-        }
-    }
-    Some(out)
-}
-
 /// The move text XBoard uses for a UCI move of `variant`.
 fn to_xboard(variant: &Variant, uci: &str) -> String {
-    if variant.shape.ranks == 10 {
-        shift_ranks(uci, -1).unwrap_or_else(|| uci.to_string())
-    } else {
-        uci.to_string()
-    }
+    uci_to_xboard(variant.shape, uci)
 }
 
 /// The UCI text of a move written by XBoard.
 fn from_xboard(variant: &Variant, text: &str) -> String {
-    let text = text.replace('=', "");
-    if variant.shape.ranks == 10 && text != "@@@@" {
-        shift_ranks(&text, 1).unwrap_or(text)
-    } else {
-        text
-    }
+    xboard_to_uci(variant.shape, text)
 }
 
 /// The name XBoard knows a variant by: its parent when the parent is just
@@ -602,15 +568,6 @@ pub fn run(engine: &mut Engine, rx: &Receiver<Event>, tx: &Sender<Event>, out: &
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranks_shift_both_ways() {
-        assert_eq!(shift_ranks("a10a9", -1).as_deref(), Some("a9a8"));
-        assert_eq!(shift_ranks("a0j9", 1).as_deref(), Some("a1j10"));
-        assert_eq!(shift_ranks("P@e4", -1).as_deref(), Some("P@e3"));
-        assert_eq!(shift_ranks("e9e10q", -1).as_deref(), Some("e8e9q"));
-        assert_eq!(shift_ranks("a0", -1), None);
-    }
 
     #[test]
     fn riders_are_written_with_a_range() {

@@ -1,0 +1,239 @@
+//! The UCI side of [`Engine`](super::Engine): `uci`/`uciok`, options including
+//! `UCI_Variant`, `position ... moves ...`, `go` with clocks or limits, and
+//! `bestmove`. Uses the engine process and time controls.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use super::{EngineError, EngineProcess, EngineSpec, MoveRequest, Reply, SearchInfo};
+use crate::variant::Variant;
+
+/// How long the handshake and `isready` may take.
+const HANDSHAKE: Duration = Duration::from_secs(30);
+
+/// A UCI engine after `uciok`.
+#[derive(Debug)]
+pub struct UciEngine {
+    pub(crate) process: EngineProcess,
+    /// Names of the options the engine declared.
+    pub options: Vec<String>,
+    /// Values the engine offers for `UCI_Variant`.
+    pub variants: Vec<String>,
+    /// The name the engine gave in `id name`.
+    pub id_name: Option<String>,
+    user_options: Vec<(String, String)>,
+    variant_start: String,
+}
+
+/// Reads `info` fields this module cares about (score, depth).
+pub fn parse_info(line: &str, into: &mut SearchInfo) {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let mut i = 1;
+    while i < tokens.len() {
+        match tokens[i] {
+            "depth" => {
+                into.depth = tokens.get(i + 1).and_then(|t| t.parse().ok());
+                i += 2;
+            }
+            "score" => {
+                match (tokens.get(i + 1), tokens.get(i + 2).and_then(|t| t.parse::<i32>().ok())) {
+                    (Some(&"cp"), Some(v)) => {
+                        into.score_cp = Some(v);
+                        into.mate = None;
+                    }
+                    (Some(&"mate"), Some(v)) => {
+                        into.mate = Some(v);
+                        into.score_cp = None;
+                    }
+                    _ => {}
+                }
+                i += 3;
+            }
+            // Everything after `pv` or `string` belongs to that field.
+            "pv" | "string" => break,
+            _ => i += 1,
+        }
+    }
+}
+
+impl UciEngine {
+    /// Sends `uci` and reads the option list until `uciok`.
+    pub fn handshake(
+        mut process: EngineProcess,
+        spec: &EngineSpec,
+        stop: &AtomicBool,
+    ) -> Result<UciEngine, EngineError> {
+        process.send("uci")?;
+        let deadline = Instant::now() + HANDSHAKE;
+        let mut engine = UciEngine {
+            process,
+            options: Vec::new(),
+            variants: Vec::new(),
+            id_name: None,
+            user_options: spec.options.clone(),
+            variant_start: String::new(),
+        };
+        loop {
+            let line = engine.process.read_line(deadline, stop)?;
+            let mut tokens = line.split_whitespace();
+            match tokens.next() {
+                Some("uciok") => break,
+                Some("id") if tokens.next() == Some("name") => {
+                    engine.id_name = Some(tokens.collect::<Vec<_>>().join(" "));
+                }
+                Some("option") => engine.read_option(&line),
+                _ => {}
+            }
+        }
+        Ok(engine)
+    }
+
+    fn read_option(&mut self, line: &str) {
+        // option name NAME... type T [default D] [var V]...
+        let Some(rest) = line.split_once(" name ").map(|x| x.1) else {
+            return;
+        };
+        let (name, tail) = match rest.split_once(" type ") {
+            Some((n, t)) => (n.trim(), t),
+            None => (rest.trim(), ""),
+        };
+        if name.eq_ignore_ascii_case("UCI_Variant") {
+            let mut tokens = tail.split_whitespace().peekable();
+            while let Some(t) = tokens.next() {
+                if t == "var" {
+                    if let Some(v) = tokens.next() {
+                        self.variants.push(v.to_string());
+                    }
+                }
+            }
+        }
+        self.options.push(name.to_string());
+    }
+
+    fn has_option(&self, name: &str) -> bool {
+        self.options.iter().any(|o| o.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets the variant and options, `ucinewgame`, and waits for `readyok`.
+    pub fn new_game(&mut self, variant: &Variant, _start_fen: &str, stop: &AtomicBool) -> Result<(), EngineError> {
+        self.variant_start = variant.start_fen.clone();
+        if self.has_option("UCI_Variant") || variant.name != "chess" {
+            if !self.variants.is_empty() && !self.variants.iter().any(|v| v == &variant.name) {
+                return Err(EngineError::Protocol(format!("engine does not offer UCI_Variant {}", variant.name)));
+            }
+            self.process.send(&format!("setoption name UCI_Variant value {}", variant.name))?;
+        }
+        let options = self.user_options.clone();
+        for (name, value) in &options {
+            self.process.send(&format!("setoption name {name} value {value}"))?;
+        }
+        self.process.send("ucinewgame")?;
+        self.sync(stop)
+    }
+
+    /// `isready` until `readyok`.
+    pub fn sync(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+        self.process.send("isready")?;
+        let deadline = Instant::now() + HANDSHAKE;
+        loop {
+            if self.process.read_line(deadline, stop)?.trim() == "readyok" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The `position` command for a request.
+    pub fn position_command(variant_start: &str, start_fen: &str, moves: &[String]) -> String {
+        let mut cmd = if start_fen == variant_start {
+            "position startpos".to_string()
+        } else {
+            format!("position fen {start_fen}")
+        };
+        if !moves.is_empty() {
+            cmd.push_str(" moves ");
+            cmd.push_str(&moves.join(" "));
+        }
+        cmd
+    }
+
+    /// Sends the position and `go`, then waits for `bestmove`.
+    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, EngineError> {
+        self.process.drain();
+        let position = UciEngine::position_command(&self.variant_start, request.start_fen, request.moves);
+        self.process.send(&position)?;
+        let mut go = String::from("go");
+        let tc = request.tc;
+        let [white, black] = request.clocks;
+        if tc.clock.is_some() {
+            let inc = tc.clock.map_or(Duration::ZERO, |c| c.increment).as_millis();
+            go.push_str(&format!(
+                " wtime {} btime {} winc {inc} binc {inc}",
+                white.left_ms.max(0),
+                black.left_ms.max(0)
+            ));
+            let own = if request.white { white } else { black };
+            if own.moves_to_go() > 0 {
+                go.push_str(&format!(" movestogo {}", own.moves_to_go()));
+            }
+        }
+        if let Some(t) = tc.movetime {
+            go.push_str(&format!(" movetime {}", t.as_millis()));
+        }
+        if let Some(n) = tc.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(d) = tc.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if go == "go" {
+            go.push_str(" infinite");
+        }
+        self.process.send(&go)?;
+        let mut info = SearchInfo::default();
+        loop {
+            let line = match self.process.read_line(request.deadline, stop) {
+                Ok(l) => l,
+                Err(EngineError::Timeout) => {
+                    let _ = self.process.send("stop");
+                    return Err(EngineError::Timeout);
+                }
+                Err(e) => return Err(e),
+            };
+            let mut tokens = line.split_whitespace();
+            match tokens.next() {
+                Some("info") => parse_info(&line, &mut info),
+                Some("bestmove") => {
+                    return match tokens.next() {
+                        Some(m) => Ok(Reply::Move(m.to_string(), info)),
+                        None => Err(EngineError::Protocol(format!("empty bestmove: {line:?}"))),
+                    };
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_parsing() {
+        let mut i = SearchInfo::default();
+        parse_info("info depth 7 seldepth 9 score cp -35 nodes 100 pv e2e4 e7e5", &mut i);
+        assert_eq!((i.depth, i.score_cp, i.mate), (Some(7), Some(-35), None));
+        parse_info("info depth 9 score mate 3 pv a1a8", &mut i);
+        assert_eq!((i.depth, i.score_cp, i.mate), (Some(9), None, Some(3)));
+        parse_info("info string depth x score", &mut i);
+        parse_info("info depth", &mut i);
+        assert_eq!(i.depth, None);
+    }
+
+    #[test]
+    fn position_text() {
+        let s = "8/8/8/8/8/8/8/K6k w - - 0 1";
+        assert_eq!(UciEngine::position_command(s, s, &[]), "position startpos");
+        assert_eq!(UciEngine::position_command("x", s, &["a1a2".to_string()]), format!("position fen {s} moves a1a2"));
+    }
+}

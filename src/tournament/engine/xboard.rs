@@ -1,0 +1,368 @@
+//! The XBoard (CECP v2) side of [`Engine`](super::Engine): `protover 2`
+//! features, `new`/`variant`/`force`/`setboard`, `level`/`st`/`sd`/`nps`,
+//! `time`/`otim`, `usermove`, `go`, and `move` replies. The engine is kept in
+//! force mode until its first turn; later the opponent's move starts its search.
+//! Uses the engine process and time controls.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use super::{EngineError, EngineProcess, EngineSpec, MoveRequest, Reply, SearchInfo};
+use crate::geometry::BoardShape;
+use crate::notation::{uci_to_xboard, xboard_to_uci};
+use crate::tournament::tc::TimeControl;
+use crate::variant::Variant;
+
+/// How long to wait for `feature done=1` (the spec asks GUIs for two seconds).
+const FEATURE_WAIT: Duration = Duration::from_secs(2);
+/// How long an engine that said `done=0` may take.
+const FEATURE_WAIT_LONG: Duration = Duration::from_secs(30);
+
+/// The features an XBoard engine announced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// `ping=1`.
+    pub ping: bool,
+    /// `setboard=1`.
+    pub setboard: bool,
+    /// `usermove=1`.
+    pub usermove: bool,
+    /// `nps=1` (default on).
+    pub nps: bool,
+    /// `memory=1`.
+    pub memory: bool,
+    /// `smp=1`.
+    pub smp: bool,
+    /// `variants="..."`.
+    pub variants: Vec<String>,
+    /// `myname="..."`.
+    pub myname: Option<String>,
+}
+
+/// Splits `feature a=1 b="x y"` into pairs.
+pub fn parse_features(line: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let rest = line.trim_start().strip_prefix("feature").unwrap_or("");
+    let mut chars = rest.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut name = String::new();
+        while let Some(&c) = chars.peek() {
+            if c == '=' || c.is_whitespace() {
+                break;
+            }
+            name.push(c);
+            chars.next();
+        }
+        if name.is_empty() {
+            break;
+        }
+        if chars.peek() != Some(&'=') {
+            continue;
+        }
+        chars.next();
+        let mut value = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c == '"' {
+                    break;
+                }
+                value.push(c);
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                value.push(c);
+                chars.next();
+            }
+        }
+        out.push((name, value));
+    }
+    out
+}
+
+/// An XBoard engine after the feature exchange.
+#[derive(Debug)]
+pub struct XboardEngine {
+    pub(crate) process: EngineProcess,
+    /// What the engine supports.
+    pub features: Features,
+    user_options: Vec<(String, String)>,
+    forced: bool,
+    /// Moves of the current game the engine has been told about (or played).
+    known: usize,
+    ping_id: u32,
+    /// Board of the current game: XBoard numbers the ranks of 10-rank boards from 0.
+    shape: BoardShape,
+}
+
+impl XboardEngine {
+    /// `xboard`, `protover 2`, and the features up to `done=1`.
+    pub fn handshake(
+        mut process: EngineProcess,
+        spec: &EngineSpec,
+        stop: &AtomicBool,
+    ) -> Result<XboardEngine, EngineError> {
+        process.send("xboard")?;
+        process.send("protover 2")?;
+        let mut features = Features { nps: true, ..Features::default() };
+        let mut deadline = Instant::now() + FEATURE_WAIT;
+        loop {
+            let line = match process.read_line(deadline, stop) {
+                Ok(l) => l,
+                // An engine without `done=1` is taken as it is after the wait.
+                Err(EngineError::Timeout) => break,
+                Err(e) => return Err(e),
+            };
+            if !line.trim_start().starts_with("feature") {
+                continue;
+            }
+            let mut done = false;
+            for (name, value) in parse_features(&line) {
+                let on = value == "1";
+                let mut accept = true;
+                match name.as_str() {
+                    "ping" => features.ping = on,
+                    "setboard" => features.setboard = on,
+                    "usermove" => features.usermove = on,
+                    "nps" => features.nps = on,
+                    "memory" => features.memory = on,
+                    "smp" => features.smp = on,
+                    "variants" => features.variants = value.split(',').map(|v| v.trim().to_string()).collect(),
+                    "myname" => features.myname = Some(value.clone()),
+                    // Moves are read as coordinates only.
+                    "san" => accept = !on,
+                    "done" => {
+                        if on {
+                            done = true;
+                        } else {
+                            deadline = Instant::now() + FEATURE_WAIT_LONG;
+                        }
+                    }
+                    _ => {}
+                }
+                if name != "done" {
+                    process.send(&format!("{} {name}", if accept { "accepted" } else { "rejected" }))?;
+                }
+            }
+            if done {
+                break;
+            }
+        }
+        Ok(XboardEngine {
+            process,
+            features,
+            user_options: spec.options.clone(),
+            forced: true,
+            known: 0,
+            ping_id: 0,
+            shape: BoardShape { files: 8, ranks: 8 },
+        })
+    }
+
+    /// `ping N` until `pong N` (when the engine supports it).
+    fn sync(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+        if !self.features.ping {
+            return Ok(());
+        }
+        self.ping_id += 1;
+        let id = self.ping_id;
+        self.process.send(&format!("ping {id}"))?;
+        let deadline = Instant::now() + FEATURE_WAIT_LONG;
+        loop {
+            let line = self.process.read_line(deadline, stop)?;
+            let mut t = line.split_whitespace();
+            if t.next() == Some("pong") && t.next() == Some(&id.to_string()) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The name to send with `variant` (the variant's own, or its XBoard parent).
+    fn variant_name(&self, variant: &Variant) -> Option<String> {
+        let offered = |n: &str| self.features.variants.iter().any(|v| v == n);
+        if variant.name == "chess" {
+            return None;
+        }
+        if offered(&variant.name) || self.features.variants.is_empty() {
+            return Some(variant.name.clone());
+        }
+        match &variant.xboard_parent {
+            Some(p) if p == "normal" => None,
+            Some(p) => Some(p.clone()),
+            None => Some(variant.name.clone()),
+        }
+    }
+
+    /// `new`, `variant`, options, `force`, `setboard`, time control, `post`.
+    pub fn new_game(
+        &mut self,
+        variant: &Variant,
+        start_fen: &str,
+        tc: &TimeControl,
+        stop: &AtomicBool,
+    ) -> Result<(), EngineError> {
+        self.process.send("new")?;
+        self.shape = variant.shape;
+        if let Some(name) = self.variant_name(variant) {
+            if !self.features.variants.is_empty() && !self.features.variants.contains(&name) {
+                return Err(EngineError::Protocol(format!("engine does not offer variant {name}")));
+            }
+            self.process.send(&format!("variant {name}"))?;
+        }
+        self.process.send("force")?;
+        let options = self.user_options.clone();
+        for (name, value) in &options {
+            match name.as_str() {
+                "Hash" if self.features.memory => self.process.send(&format!("memory {value}"))?,
+                "Threads" if self.features.smp => self.process.send(&format!("cores {value}"))?,
+                _ => self.process.send(&format!("option {name}={value}"))?,
+            }
+        }
+        if start_fen != variant.start_fen {
+            if !self.features.setboard {
+                return Err(EngineError::Protocol("engine lacks setboard, cannot start from a FEN".to_string()));
+            }
+            self.process.send(&format!("setboard {start_fen}"))?;
+        }
+        if let Some(c) = tc.clock {
+            let base = c.base.as_secs();
+            let base_text =
+                if base % 60 == 0 { format!("{}", base / 60) } else { format!("{}:{:02}", base / 60, base % 60) };
+            let inc = c.increment.as_secs_f64();
+            self.process.send(&format!("level {} {base_text} {inc}", c.moves))?;
+        }
+        if let Some(t) = tc.movetime {
+            self.process.send(&format!("st {}", t.as_secs().max(1)))?;
+        }
+        if let Some(d) = tc.depth {
+            self.process.send(&format!("sd {d}"))?;
+        }
+        if let Some(n) = tc.nodes {
+            // CECP has no node limit: "nps N" with one second per move gives N nodes.
+            if self.features.nps {
+                self.process.send(&format!("nps {n}"))?;
+                if tc.movetime.is_none() && tc.clock.is_none() {
+                    self.process.send("st 1")?;
+                }
+            }
+        }
+        self.process.send("post")?;
+        self.process.send("easy")?;
+        self.forced = true;
+        self.known = 0;
+        self.sync(stop)
+    }
+
+    fn send_move(&mut self, uci: &str) -> Result<(), EngineError> {
+        let text = uci_to_xboard(self.shape, uci);
+        if self.features.usermove {
+            self.process.send(&format!("usermove {text}"))
+        } else {
+            self.process.send(&text)
+        }
+    }
+
+    /// Sends the clocks and the moves the engine lacks, then waits for `move`.
+    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, EngineError> {
+        self.process.drain();
+        if request.tc.clock.is_some() {
+            let [white, black] = request.clocks;
+            let (own, other) = if request.white { (white, black) } else { (black, white) };
+            self.process.send(&format!("time {}", own.left_ms.max(0) / 10))?;
+            self.process.send(&format!("otim {}", other.left_ms.max(0) / 10))?;
+        }
+        let missing: Vec<String> = request.moves.iter().skip(self.known).cloned().collect();
+        // Usually the opponent's one move starts the search. When a side moves
+        // twice in a row (a setup phase) or the engine is in force mode, the
+        // moves are entered in force mode and `go` starts the search.
+        if !self.forced && missing.len() != 1 {
+            self.process.send("force")?;
+            self.forced = true;
+        }
+        for m in &missing {
+            self.send_move(m)?;
+        }
+        if self.forced {
+            self.process.send("go")?;
+            self.forced = false;
+        }
+        self.known = request.moves.len();
+        let mut info = SearchInfo::default();
+        loop {
+            let line = match self.process.read_line(request.deadline, stop) {
+                Ok(l) => l,
+                Err(EngineError::Timeout) => {
+                    let _ = self.process.send("force");
+                    return Err(EngineError::Timeout);
+                }
+                Err(e) => return Err(e),
+            };
+            let trimmed = line.trim();
+            let mut tokens = trimmed.split_whitespace();
+            let first = tokens.next().unwrap_or("");
+            if first == "move" {
+                return match tokens.next() {
+                    Some(m) => {
+                        self.known += 1;
+                        Ok(Reply::Move(xboard_to_uci(self.shape, m), info))
+                    }
+                    None => Err(EngineError::Protocol(format!("empty move: {line:?}"))),
+                };
+            }
+            if first == "resign" || trimmed.contains("{resign") || trimmed.contains("resigns}") {
+                return Ok(Reply::Resign);
+            }
+            if first.starts_with("Illegal") || first == "Error" || first.starts_with("Error") {
+                return Err(EngineError::Protocol(format!("engine rejected our command: {trimmed}")));
+            }
+            // Thinking output: depth score time nodes pv...
+            let numbers: Vec<i64> =
+                trimmed.split_whitespace().take(2).map_while(|t| t.trim_end_matches(['.', '&']).parse().ok()).collect();
+            if numbers.len() == 2 {
+                info.depth = u32::try_from(numbers[0]).ok();
+                let score = numbers[1];
+                // XBoard mate scores: 100000 + N plies (and the negated form).
+                if score.abs() >= 99_000 {
+                    let plies = 100_000 - score.abs();
+                    let moves = ((plies + 1) / 2).max(1) as i32;
+                    info.mate = Some(if score > 0 { moves } else { -moves });
+                    info.score_cp = None;
+                } else {
+                    info.score_cp = i32::try_from(score).ok();
+                    info.mate = None;
+                }
+            }
+        }
+    }
+
+    /// `result R {reason}` and back to force mode.
+    pub fn game_over(&mut self, result: &str, reason: &str) {
+        let _ = self.process.send(&format!("result {result} {{{reason}}}"));
+        let _ = self.process.send("force");
+        self.forced = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features() {
+        let f = parse_features(
+            r#"feature ping=1 setboard=1 variants="normal,capablanca,gothic" myname="Fairy-Max 5.0b" done=1"#,
+        );
+        assert_eq!(f.len(), 5);
+        assert_eq!(f[2], ("variants".to_string(), "normal,capablanca,gothic".to_string()));
+        assert_eq!(f[3].1, "Fairy-Max 5.0b");
+        assert_eq!(parse_features("feature"), vec![]);
+        assert_eq!(parse_features(r#"feature a="unterminated"#), vec![("a".to_string(), "unterminated".to_string())]);
+        assert_eq!(parse_features("feature x y=2"), vec![("y".to_string(), "2".to_string())]);
+    }
+}

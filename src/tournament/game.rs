@@ -1,0 +1,352 @@
+//! One refereed game between two engines. The rules core is the arbiter:
+//! every move is checked, and the game ends by the variant's rules
+//! (checkmate, stalemate, repetition, move rule), by time forfeit, illegal
+//! move, resignation, disconnection, or adjudication after a move limit.
+//! Uses the engine adapters, time controls, SAN and the rules core.
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
+use super::san::move_to_san;
+use super::tc::{Clock, TimeControl};
+use crate::moves::MoveList;
+use crate::piece::Color;
+use crate::position::Position;
+use crate::variant::Variant;
+
+/// How a game was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// 1-0.
+    WhiteWins,
+    /// 0-1.
+    BlackWins,
+    /// 1/2-1/2.
+    Draw,
+}
+
+impl Outcome {
+    /// PGN result text.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+    /// A win for `color`.
+    pub fn win_for(color: Color) -> Outcome {
+        match color {
+            Color::White => Outcome::WhiteWins,
+            Color::Black => Outcome::BlackWins,
+        }
+    }
+    /// Points White scored.
+    pub fn white_points(self) -> f64 {
+        match self {
+            Outcome::WhiteWins => 1.0,
+            Outcome::BlackWins => 0.0,
+            Outcome::Draw => 0.5,
+        }
+    }
+}
+
+/// Why a game ended, in the terms of the PGN `Termination` tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Termination {
+    /// By the rules (mate, stalemate, repetition, move rule) or resignation.
+    Normal,
+    /// A flag fell (or the engine never answered).
+    TimeForfeit,
+    /// The engine sent a move the rules core rejects.
+    IllegalMove,
+    /// The engine crashed, exited or broke the protocol.
+    Abandoned,
+    /// The runner ended a game that exceeded the move limit.
+    Adjudication,
+    /// Stopped before a result (Ctrl-C, SPRT decision).
+    Unterminated,
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Termination::Normal => "normal",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::IllegalMove => "illegal move",
+            Termination::Abandoned => "abandoned",
+            Termination::Adjudication => "adjudication",
+            Termination::Unterminated => "unterminated",
+        })
+    }
+}
+
+/// One move of a game record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// UCI text (as sent to engines).
+    pub uci: String,
+    /// SAN-like text (as written to PGN).
+    pub san: String,
+    /// PGN comment (`book`, or `+0.35/12 0.41s`).
+    pub comment: Option<String>,
+    /// True when White made the move.
+    pub white: bool,
+    /// The full-move number it was made at.
+    pub number: u32,
+}
+
+/// A finished (or stopped) game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// White's display name.
+    pub white: String,
+    /// Black's display name.
+    pub black: String,
+    /// Start position (before the opening moves).
+    pub start_fen: String,
+    /// All moves, opening included.
+    pub moves: Vec<PlayedMove>,
+    /// The result; None when unterminated.
+    pub outcome: Option<Outcome>,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// Human text (`White mates`, `Black makes an illegal move: e2e5`).
+    pub reason: String,
+}
+
+/// Everything about a game besides the engines.
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    /// The variant.
+    pub variant: Arc<Variant>,
+    /// Start FEN.
+    pub start_fen: String,
+    /// Opening moves in UCI text, played before the engines take over.
+    pub opening: Vec<String>,
+    /// Limits for both sides.
+    pub tc: TimeControl,
+    /// Extra time before a flag counts (and before untimed moves time out).
+    pub margin: Duration,
+    /// How long an engine may think on one move without a clock or movetime.
+    pub move_timeout: Duration,
+    /// Adjudicate a draw after this many moves per side (0 = never).
+    pub max_moves: u32,
+}
+
+/// Which engines misbehaved and should be restarted before another game.
+pub type Faults = [bool; 2];
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// Plays a game; `engines[0]` is White. Never panics on engine output.
+pub fn play_game(
+    setup: &GameSetup,
+    names: [&str; 2],
+    engines: [&mut Engine; 2],
+    stop: &AtomicBool,
+) -> (GameRecord, Faults) {
+    let mut record = GameRecord {
+        white: names[0].to_string(),
+        black: names[1].to_string(),
+        start_fen: setup.start_fen.clone(),
+        moves: Vec::new(),
+        outcome: None,
+        termination: Termination::Unterminated,
+        reason: String::new(),
+    };
+    let mut faults = [false; 2];
+    let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen) {
+        Ok(p) => p,
+        Err(e) => {
+            record.reason = format!("bad start position: {e}");
+            return (record, faults);
+        }
+    };
+    for text in &setup.opening {
+        let Ok(m) = pos.parse_move(text) else {
+            record.reason = format!("illegal opening move {text}");
+            return (record, faults);
+        };
+        let san = move_to_san(&mut pos, m);
+        let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
+        pos.make(m);
+        record.moves.push(PlayedMove { uci: text.clone(), san, comment: Some("book".to_string()), white, number });
+    }
+    let [white, black] = engines;
+    let mut engines = [white, black];
+    let finish = |record: &mut GameRecord, outcome: Option<Outcome>, termination: Termination, reason: String| {
+        record.outcome = outcome;
+        record.termination = termination;
+        record.reason = reason;
+    };
+    for (i, engine) in engines.iter_mut().enumerate() {
+        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc, stop) {
+            faults[i] = true;
+            let color = if i == 0 { Color::White } else { Color::Black };
+            let (term, outcome) = match e {
+                EngineError::Stopped => (Termination::Unterminated, None),
+                EngineError::Timeout => (Termination::TimeForfeit, Some(Outcome::win_for(!color))),
+                _ => (Termination::Abandoned, Some(Outcome::win_for(!color))),
+            };
+            finish(&mut record, outcome, term, format!("{} could not start the game: {e}", side_name(color)));
+            return (record, faults);
+        }
+    }
+    let mut clocks = [Clock::new(&setup.tc), Clock::new(&setup.tc)];
+    let mut uci_moves: Vec<String> = setup.opening.clone();
+    let start_ply = pos.ply_count();
+    loop {
+        let us = pos.side_to_move();
+        if let Some((outcome, reason)) = rules_result(&mut pos) {
+            finish(&mut record, Some(outcome), Termination::Normal, reason);
+            break;
+        }
+        if setup.max_moves > 0 && (pos.ply_count() - start_ply) as u32 >= 2 * setup.max_moves {
+            finish(
+                &mut record,
+                Some(Outcome::Draw),
+                Termination::Adjudication,
+                format!("Draw by adjudication after {} moves", setup.max_moves),
+            );
+            break;
+        }
+        let idx = us.index();
+        let clock = &clocks[idx];
+        let budget = if clock.is_timed() {
+            Duration::from_millis(clock.left_ms.max(0) as u64)
+        } else if let Some(t) = setup.tc.movetime {
+            t
+        } else {
+            setup.move_timeout
+        };
+        let started = Instant::now();
+        let request = MoveRequest {
+            start_fen: &setup.start_fen,
+            moves: &uci_moves,
+            white: us == Color::White,
+            clocks: [&clocks[0], &clocks[1]],
+            tc: &setup.tc,
+            deadline: started + budget + setup.margin,
+        };
+        let reply = engines[idx].play(&request, stop);
+        let used = started.elapsed();
+        let name = side_name(us);
+        match reply {
+            Ok(Reply::Move(text, info)) => {
+                if !clocks[idx].charge(used, setup.margin)
+                    || (setup.tc.movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
+                {
+                    finish(
+                        &mut record,
+                        Some(Outcome::win_for(!us)),
+                        Termination::TimeForfeit,
+                        format!("{name} loses on time"),
+                    );
+                    break;
+                }
+                let m = match pos.parse_move(&text) {
+                    Ok(m) => m,
+                    Err(_) => {
+                        faults[idx] = true;
+                        finish(
+                            &mut record,
+                            Some(Outcome::win_for(!us)),
+                            Termination::IllegalMove,
+                            format!("{name} makes an illegal move: {text}"),
+                        );
+                        break;
+                    }
+                };
+                let san = move_to_san(&mut pos, m);
+                // Engines get the move in our canonical form (castling as king to its square).
+                let canonical = pos.move_to_uci(m, false);
+                let number = u32::from(pos.state().fullmove);
+                pos.make(m);
+                uci_moves.push(canonical.clone());
+                record.moves.push(PlayedMove {
+                    uci: canonical,
+                    san,
+                    comment: Some(comment(&info, used)),
+                    white: us == Color::White,
+                    number,
+                });
+            }
+            Ok(Reply::Resign) => {
+                finish(&mut record, Some(Outcome::win_for(!us)), Termination::Normal, format!("{name} resigns"));
+                break;
+            }
+            Err(EngineError::Stopped) => {
+                finish(&mut record, None, Termination::Unterminated, "Stopped".to_string());
+                break;
+            }
+            Err(EngineError::Timeout) => {
+                faults[idx] = true;
+                finish(
+                    &mut record,
+                    Some(Outcome::win_for(!us)),
+                    Termination::TimeForfeit,
+                    format!("{name} loses on time"),
+                );
+                break;
+            }
+            Err(e) => {
+                faults[idx] = true;
+                let reason = match &e {
+                    EngineError::Disconnected(why) => format!("{name} disconnects ({why})"),
+                    other => format!("{name}: {other}"),
+                };
+                finish(&mut record, Some(Outcome::win_for(!us)), Termination::Abandoned, reason);
+                break;
+            }
+        }
+    }
+    let result = record.outcome.map_or("*", Outcome::pgn);
+    for (i, engine) in engines.iter_mut().enumerate() {
+        if !faults[i] {
+            engine.game_over(result, &record.reason);
+        }
+    }
+    (record, faults)
+}
+
+/// The result the variant's rules give the position, if the game is over:
+/// checkmate, stalemate (a draw), repetition, or the move rule.
+pub fn rules_result(pos: &mut Position) -> Option<(Outcome, String)> {
+    let mut legal = MoveList::new();
+    pos.generate_legal(&mut legal);
+    let us = pos.side_to_move();
+    if legal.is_empty() {
+        return Some(if pos.in_check() {
+            (Outcome::win_for(!us), format!("{} mates", side_name(!us)))
+        } else {
+            (Outcome::Draw, "Draw by stalemate".to_string())
+        });
+    }
+    let end = &pos.variant().end;
+    if end.repetition > 0 && pos.repetitions() + 1 >= end.repetition {
+        return Some((Outcome::Draw, format!("Draw by {}-fold repetition", end.repetition)));
+    }
+    if end.move_rule > 0 && u32::from(pos.state().halfmove) >= 2 * end.move_rule {
+        return Some((Outcome::Draw, format!("Draw by {} moves rule", end.move_rule)));
+    }
+    None
+}
+
+fn comment(info: &SearchInfo, used: Duration) -> String {
+    let eval = info.to_string();
+    let secs = format!("{:.3}s", used.as_secs_f64());
+    if eval.is_empty() {
+        secs
+    } else {
+        format!("{eval} {secs}")
+    }
+}

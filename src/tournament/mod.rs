@@ -1,0 +1,16 @@
+//! Tournaments refereed by the rules core: engine adapters (UCI, XBoard),
+//! one game, the match runner with its statistics and PGN, openings, the
+//! random sparring engine, and the `match`/`play`/`analyse` command lines.
+
+pub mod analyse;
+pub mod cli;
+pub mod engine;
+pub mod game;
+pub mod openings;
+pub mod pgn;
+pub mod play;
+pub mod random_engine;
+pub mod runner;
+pub mod san;
+pub mod stats;
+pub mod tc;

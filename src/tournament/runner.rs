@@ -1,0 +1,451 @@
+//! The match runner: a schedule of games (round robin over two or more
+//! engines, each opening played with both colours), worker threads that each
+//! own their engine processes, and the collector on the calling thread that
+//! writes PGN as games finish, keeps the statistics, prints a live progress
+//! line, runs the SPRT and stops early when it decides or on a stop request.
+//! Uses every other tournament module.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use super::engine::{Engine, EngineSpec};
+use super::game::{play_game, GameRecord, GameSetup, Outcome, Termination};
+use super::openings::{add_random_plies, Opening, SplitMix64};
+use super::pgn::{write_game, PgnContext};
+use super::stats::{Pentanomial, Score, Sprt, SprtDecision};
+use super::tc::TimeControl;
+use crate::variant::Variant;
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Two or more engines (round robin).
+    pub engines: Vec<EngineSpec>,
+    /// The variant.
+    pub variant: Arc<Variant>,
+    /// Limits for every engine.
+    pub tc: TimeControl,
+    /// Games per pair of engines per round.
+    pub games: u32,
+    /// Rounds.
+    pub rounds: u32,
+    /// Start positions (empty: the variant's start), used in turn.
+    pub openings: Vec<Opening>,
+    /// Random plies added to each opening.
+    pub random_plies: u32,
+    /// Seed for the random plies.
+    pub seed: u64,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// PGN file to append games to.
+    pub pgn: Option<PathBuf>,
+    /// Optional SPRT (two engines only), from the first engine's point of view.
+    pub sprt: Option<Sprt>,
+    /// Grace time for flags and deadlines.
+    pub margin: Duration,
+    /// Timeout for a move without clock or movetime.
+    pub move_timeout: Duration,
+    /// Draw adjudication after this many moves per side (0 = never).
+    pub max_moves: u32,
+    /// PGN `Event`.
+    pub event: String,
+    /// Echo engine traffic on stderr.
+    pub debug: bool,
+    /// Print the live progress line on stderr.
+    pub progress: bool,
+}
+
+/// One game to play.
+#[derive(Clone, Debug)]
+pub struct Scheduled {
+    /// 1-based game number (PGN `Round`).
+    pub number: u32,
+    /// White's engine index.
+    pub white: usize,
+    /// Black's engine index.
+    pub black: usize,
+    /// The opening.
+    pub opening: Opening,
+    /// Games with the same pair id share the opening with colours swapped.
+    pub pair: u64,
+}
+
+/// Builds the game list.
+pub fn schedule(config: &MatchConfig) -> Vec<Scheduled> {
+    let mut out = Vec::new();
+    let n = config.engines.len();
+    let per_round_slots = config.games.div_ceil(2) as usize;
+    let mut slot_openings: HashMap<usize, Opening> = HashMap::new();
+    let mut number = 0;
+    let mut pair_id = 0u64;
+    for round in 0..config.rounds as usize {
+        for i in 0..n {
+            for j in i + 1..n {
+                for g in 0..config.games as usize {
+                    let slot = round * per_round_slots + g / 2;
+                    let opening = slot_openings
+                        .entry(slot)
+                        .or_insert_with(|| {
+                            let mut o = if config.openings.is_empty() {
+                                Opening { fen: config.variant.start_fen.clone(), moves: Vec::new() }
+                            } else {
+                                config.openings[slot % config.openings.len()].clone()
+                            };
+                            if config.random_plies > 0 {
+                                let mut rng =
+                                    SplitMix64(config.seed ^ (slot as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+                                add_random_plies(&config.variant, &mut o, config.random_plies, &mut rng);
+                            }
+                            o
+                        })
+                        .clone();
+                    if g % 2 == 0 {
+                        pair_id += 1;
+                    }
+                    number += 1;
+                    let (white, black) = if g % 2 == 0 { (i, j) } else { (j, i) };
+                    out.push(Scheduled { number, white, black, opening, pair: pair_id });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Totals for one pair of engines, from the first one's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct PairStats {
+    /// Games.
+    pub score: Score,
+    /// Complete pairs.
+    pub penta: Pentanomial,
+}
+
+/// The state of a match (also its final summary).
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    /// Engine names.
+    pub names: Vec<String>,
+    /// Per engine, against everyone.
+    pub scores: Vec<Score>,
+    /// Per pair `(i, j)` with `i < j`, from `i`'s point of view.
+    pub pairs: BTreeMap<(usize, usize), PairStats>,
+    /// Games per termination.
+    pub terminations: BTreeMap<Termination, u32>,
+    /// Games finished.
+    pub played: u32,
+    /// Games scheduled.
+    pub scheduled: u32,
+    /// The SPRT, its last LLR and decision.
+    pub sprt: Option<(Sprt, f64, SprtDecision)>,
+    /// True when the match stopped before its schedule ended.
+    pub stopped_early: bool,
+    /// Problems that are not game results (PGN write errors).
+    pub warnings: Vec<String>,
+}
+
+impl MatchSummary {
+    fn new(config: &MatchConfig, scheduled: u32) -> MatchSummary {
+        MatchSummary {
+            names: config.engines.iter().map(|e| e.name.clone()).collect(),
+            scores: vec![Score::default(); config.engines.len()],
+            pairs: BTreeMap::new(),
+            terminations: BTreeMap::new(),
+            played: 0,
+            scheduled,
+            sprt: config.sprt.map(|s| (s, 0.0, SprtDecision::Continue)),
+            stopped_early: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// One line for the terminal.
+    pub fn progress_line(&self) -> String {
+        let mut s = format!("Games {}/{}", self.played, self.scheduled);
+        if let Some(((i, j), p)) = self.pairs.iter().next() {
+            let sc = &p.score;
+            s.push_str(&format!(
+                "  {} vs {}: +{} ={} -{}  {:.1}%",
+                self.names[*i],
+                self.names[*j],
+                sc.wins,
+                sc.draws,
+                sc.losses,
+                100.0 * sc.fraction()
+            ));
+            if let Some(e) = sc.elo() {
+                s.push_str(&format!("  Elo {e}"));
+            }
+        }
+        if let Some((sprt, llr, _)) = &self.sprt {
+            let (lo, hi) = sprt.bounds();
+            s.push_str(&format!("  LLR {llr:.2} ({lo:.2}, {hi:.2})"));
+        }
+        s
+    }
+}
+
+impl fmt::Display for MatchSummary {
+    /// The final table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = self.names.iter().map(|n| n.len()).max().unwrap_or(4).max(4);
+        writeln!(
+            f,
+            "{:<4} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>7}  Elo",
+            "Rank", "Name", "Games", "W", "D", "L", "Score"
+        )?;
+        let mut order: Vec<usize> = (0..self.names.len()).collect();
+        order.sort_by(|&a, &b| self.scores[b].fraction().total_cmp(&self.scores[a].fraction()));
+        for (rank, &i) in order.iter().enumerate() {
+            let s = &self.scores[i];
+            let elo = s.elo().map_or("-".to_string(), |e| e.to_string());
+            writeln!(
+                f,
+                "{:<4} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6.1}%  {elo}",
+                rank + 1,
+                self.names[i],
+                s.games(),
+                s.wins,
+                s.draws,
+                s.losses,
+                100.0 * s.fraction()
+            )?;
+        }
+        for ((i, j), p) in &self.pairs {
+            let s = &p.score;
+            writeln!(f)?;
+            writeln!(
+                f,
+                "{} vs {}: W/D/L {}/{}/{}, score {:.1}%, draw ratio {:.1}%, LOS {:.1}%",
+                self.names[*i],
+                self.names[*j],
+                s.wins,
+                s.draws,
+                s.losses,
+                100.0 * s.fraction(),
+                100.0 * s.draw_ratio(),
+                100.0 * s.los()
+            )?;
+            if let Some(e) = s.elo() {
+                writeln!(f, "  Elo difference {e} (95%)")?;
+            }
+            if p.penta.pairs() > 0 {
+                let elo = p.penta.elo().map_or("-".to_string(), |e| e.to_string());
+                writeln!(f, "  Pentanomial {} over {} pairs: Elo {elo}", p.penta, p.penta.pairs())?;
+            }
+        }
+        if let Some((s, llr, decision)) = &self.sprt {
+            let (lo, hi) = s.bounds();
+            let verdict = match decision {
+                SprtDecision::Continue => "no decision",
+                SprtDecision::AcceptH0 => "H0 accepted",
+                SprtDecision::AcceptH1 => "H1 accepted",
+            };
+            writeln!(
+                f,
+                "\nSPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} ({lo:.2}, {hi:.2}) {verdict}",
+                s.elo0, s.elo1, s.alpha, s.beta
+            )?;
+        }
+        let terms: Vec<String> = self.terminations.iter().map(|(t, n)| format!("{t} {n}")).collect();
+        writeln!(
+            f,
+            "\nGames {}/{}; terminations: {}",
+            self.played,
+            self.scheduled,
+            if terms.is_empty() { "-".to_string() } else { terms.join(", ") }
+        )?;
+        if self.stopped_early {
+            writeln!(f, "Stopped early; unfinished games were discarded.")?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Starts any engine of a game not already running in this worker.
+fn ensure_engine(
+    running: &mut HashMap<usize, Engine>,
+    index: usize,
+    spec: &EngineSpec,
+    stop: &AtomicBool,
+    debug: bool,
+) -> Result<(), String> {
+    if running.contains_key(&index) {
+        return Ok(());
+    }
+    match Engine::start(spec, stop, debug) {
+        Ok(e) => {
+            running.insert(index, e);
+            Ok(())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn worker(
+    config: &MatchConfig,
+    games: &[Scheduled],
+    next: &AtomicUsize,
+    stop: &AtomicBool,
+    results: mpsc::Sender<(usize, GameRecord)>,
+) {
+    let mut running: HashMap<usize, Engine> = HashMap::new();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(game) = games.get(index) else { break };
+        let specs = [&config.engines[game.white], &config.engines[game.black]];
+        let setup = GameSetup {
+            variant: Arc::clone(&config.variant),
+            start_fen: game.opening.fen.clone(),
+            opening: game.opening.moves.clone(),
+            tc: config.tc,
+            margin: config.margin,
+            move_timeout: config.move_timeout,
+            max_moves: config.max_moves,
+        };
+        let started = [
+            ensure_engine(&mut running, game.white, specs[0], stop, config.debug),
+            ensure_engine(&mut running, game.black, specs[1], stop, config.debug),
+        ];
+        let record = match (running.remove(&game.white), running.remove(&game.black)) {
+            (Some(mut w), Some(mut b)) => {
+                let (record, faults) = play_game(&setup, [&specs[0].name, &specs[1].name], [&mut w, &mut b], stop);
+                // A misbehaving engine is restarted before its next game.
+                for (engine, index, fault) in [(w, game.white, faults[0]), (b, game.black, faults[1])] {
+                    if fault {
+                        engine.quit();
+                    } else {
+                        running.insert(index, engine);
+                    }
+                }
+                record
+            }
+            (w, b) => {
+                let (outcome, who) = match (&w, &b) {
+                    (None, Some(_)) => (Some(Outcome::BlackWins), "White"),
+                    (Some(_), None) => (Some(Outcome::WhiteWins), "Black"),
+                    _ => (None, "Both"),
+                };
+                for (engine, idx) in [(w, game.white), (b, game.black)] {
+                    if let Some(e) = engine {
+                        running.insert(idx, e);
+                    }
+                }
+                let why: Vec<String> = started.iter().filter_map(|r| r.clone().err()).collect();
+                GameRecord {
+                    white: specs[0].name.clone(),
+                    black: specs[1].name.clone(),
+                    start_fen: game.opening.fen.clone(),
+                    moves: Vec::new(),
+                    outcome: if stop.load(Ordering::Relaxed) { None } else { outcome },
+                    termination: Termination::Abandoned,
+                    reason: format!("{who} failed to start: {}", why.join("; ")),
+                }
+            }
+        };
+        if results.send((index, record)).is_err() {
+            break;
+        }
+    }
+    for (_, engine) in running.drain() {
+        engine.quit();
+    }
+}
+
+/// Plays the match; returns its summary. Setting `stop` ends it early
+/// (running games are abandoned and not counted).
+pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
+    let games = schedule(config);
+    let mut summary = MatchSummary::new(config, games.len() as u32);
+    let mut pgn = config.pgn.as_ref().map(|path| {
+        std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{}: {e}", path.display()))
+    });
+    if let Some(Err(e)) = &pgn {
+        summary.warnings.push(format!("cannot open PGN file {e}"));
+    }
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let threads = config.concurrency.clamp(1, games.len().max(1));
+    let mut first_of_pair: HashMap<u64, f64> = HashMap::new();
+    thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (games, next) = (&games, &next);
+            scope.spawn(move || worker(config, games, next, stop, tx));
+        }
+        drop(tx);
+        for (index, record) in rx {
+            let Some(outcome) = record.outcome else {
+                continue;
+            };
+            let Some(game) = games.get(index) else {
+                continue;
+            };
+            summary.played += 1;
+            *summary.terminations.entry(record.termination).or_insert(0) += 1;
+            if let Some(Ok(file)) = pgn.as_mut() {
+                let ctx =
+                    PgnContext { event: &config.event, round: game.number, variant: &config.variant, tc: &config.tc };
+                if let Err(e) = file.write_all(write_game(&record, &ctx).as_bytes()).and_then(|_| file.flush()) {
+                    summary.warnings.push(format!("PGN write failed: {e}"));
+                }
+            }
+            let white_points = outcome.white_points();
+            summary.scores[game.white].add(white_points);
+            summary.scores[game.black].add(1.0 - white_points);
+            let (i, j) = (game.white.min(game.black), game.white.max(game.black));
+            let points_i = if game.white == i { white_points } else { 1.0 - white_points };
+            let pair = summary.pairs.entry((i, j)).or_default();
+            pair.score.add(points_i);
+            match first_of_pair.remove(&game.pair) {
+                Some(p) => pair.penta.add(p + points_i),
+                None => {
+                    first_of_pair.insert(game.pair, points_i);
+                }
+            }
+            if let Some((sprt, llr, decision)) = summary.sprt.as_mut() {
+                if let Some(p) = summary.pairs.get(&(0, 1)) {
+                    *llr = if p.penta.pairs() > 0 && config.games.is_multiple_of(2) {
+                        sprt.llr_pentanomial(&p.penta)
+                    } else {
+                        sprt.llr_trinomial(&p.score)
+                    };
+                    *decision = sprt.decide(*llr);
+                    if *decision != SprtDecision::Continue {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            if config.progress {
+                eprint!("\r{:<100}", summary.progress_line());
+            }
+        }
+    });
+    if config.progress {
+        eprintln!();
+    }
+    summary.stopped_early = summary.played < summary.scheduled;
+    summary
+}
+
+/// Convenience for tests and callers: the PGN file's text, if written.
+pub fn read_pgn_file(path: &PathBuf) -> Option<String> {
+    let mut s = String::new();
+    let mut f = File::open(path).ok()?;
+    std::io::Read::read_to_string(&mut f, &mut s).ok()?;
+    Some(s)
+}

@@ -1,0 +1,163 @@
+//! SAN-like move text with the variant's letters (`Nf3`, `exd5`, `a9a10`
+//! squares, `e8=Q`, `O-O`, `P@e4`, `+`/`#`), and its reader. Pawn-like men
+//! (those that promote or take en passant) are written without a letter.
+//! Setup swaps, passes and king successions keep their UCI text.
+//! Uses position, movegen and notation.
+
+use crate::moves::{Move, MoveKind, MoveList};
+use crate::position::Position;
+
+fn is_pawn_like(pos: &Position, m: Move) -> bool {
+    let cell = pos.cell(m.from());
+    if !cell.is_piece() {
+        return false;
+    }
+    let v = pos.variant();
+    let kind = cell.kind();
+    v.is_en_passant_kind(kind) || v.promotions[cell.color()].get(kind.index()).is_some_and(|p| !p.is_empty())
+}
+
+/// The letter prefix of a board move ("" for pawn-like men).
+fn prefix(pos: &Position, m: Move) -> String {
+    if is_pawn_like(pos, m) {
+        String::new()
+    } else {
+        let cell = pos.cell(m.from());
+        if cell.is_piece() {
+            pos.variant().pieces[cell.kind().index()].letter.to_string()
+        } else {
+            String::new()
+        }
+    }
+}
+
+fn file_char(m: Move) -> char {
+    (b'a' + m.from().file()) as char
+}
+
+/// SAN of a legal move `m` in `pos` (which is left unchanged).
+pub fn move_to_san(pos: &mut Position, m: Move) -> String {
+    let mut text = match m.kind() {
+        MoveKind::Swap | MoveKind::Pass => return pos.move_to_uci(m, false),
+        MoveKind::Castle => {
+            if m.to().file() > m.from().file() {
+                "O-O".to_string()
+            } else {
+                "O-O-O".to_string()
+            }
+        }
+        MoveKind::Drop => format!("{}@{}", pos.variant().pieces[m.piece().index()].letter, m.to()),
+        _ => board_san(pos, m),
+    };
+    pos.make(m);
+    if pos.in_check() {
+        let mut list = MoveList::new();
+        pos.generate_legal(&mut list);
+        text.push(if list.is_empty() { '#' } else { '+' });
+    }
+    pos.unmake(m);
+    text
+}
+
+fn board_san(pos: &mut Position, m: Move) -> String {
+    let capture = m.kind() == MoveKind::EnPassant || pos.cell(m.to()).is_piece();
+    let pawn = is_pawn_like(pos, m);
+    let own_prefix = prefix(pos, m);
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    // Other moves that would be written the same without disambiguation.
+    let rivals: Vec<Move> = list
+        .iter()
+        .copied()
+        .filter(|&o| {
+            o != m
+                && o.to() == m.to()
+                && o.from() != m.from()
+                && !matches!(o.kind(), MoveKind::Swap | MoveKind::Pass | MoveKind::Drop | MoveKind::Castle)
+                && (o.kind() == MoveKind::Promotion) == (m.kind() == MoveKind::Promotion)
+                && (m.kind() != MoveKind::Promotion || o.piece() == m.piece())
+                && prefix(pos, o) == own_prefix
+        })
+        .collect();
+    let mut s = own_prefix;
+    let same_file = rivals.iter().any(|o| o.from().file() == m.from().file());
+    let same_rank = rivals.iter().any(|o| o.from().rank() == m.from().rank());
+    if pawn && capture {
+        s.push(file_char(m));
+        if same_file {
+            s.push_str(&(m.from().rank() + 1).to_string());
+        }
+    } else if !rivals.is_empty() {
+        if !same_file {
+            s.push(file_char(m));
+        } else if !same_rank {
+            s.push_str(&(m.from().rank() + 1).to_string());
+        } else {
+            s.push_str(&m.from().to_string());
+        }
+    }
+    if capture {
+        s.push('x');
+    }
+    s.push_str(&m.to().to_string());
+    if m.kind() == MoveKind::Promotion {
+        s.push('=');
+        s.push(pos.variant().pieces[m.piece().index()].letter);
+    }
+    s
+}
+
+fn strip(text: &str) -> &str {
+    text.trim_end_matches(['+', '#', '!', '?'])
+}
+
+/// Finds the legal move written as SAN (as [`move_to_san`] writes it, check
+/// marks optional, `0-0` for `O-O`) or as UCI text.
+pub fn parse_san(pos: &mut Position, text: &str) -> Option<Move> {
+    let wanted = strip(text).replace('0', "O");
+    let wanted_castle = wanted == "O-O" || wanted == "O-O-O";
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    for &m in list.iter() {
+        let san = move_to_san(pos, m);
+        let plain = strip(&san);
+        if plain == strip(text) || (wanted_castle && plain == wanted) {
+            return Some(m);
+        }
+    }
+    pos.parse_move(text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Registry;
+
+    fn play(pos: &mut Position, uci: &str) -> String {
+        let m = pos.parse_move(uci).unwrap();
+        let san = move_to_san(pos, m);
+        assert_eq!(parse_san(pos, &san), Some(m), "{san}");
+        pos.make(m);
+        san
+    }
+
+    #[test]
+    fn chess_san() {
+        let reg = Registry::builtin();
+        let mut pos = Position::startpos(reg.get("chess").unwrap()).unwrap();
+        let moves = "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8d2 b1d2 b8d7 c6b7 a8b8 b7c8q b8c8 g1f3 e7e6 e1g1";
+        let got: Vec<String> = moves.split(' ').map(|u| play(&mut pos, u)).collect();
+        assert_eq!(got.join(" "), "e4 d5 exd5 Nf6 Bb5+ c6 dxc6 Qxd2+ Nxd2 Nbd7 cxb7 Rb8 bxc8=Q+ Rxc8 Ngf3 e6 O-O");
+    }
+
+    #[test]
+    fn mate_and_capablanca() {
+        let reg = Registry::builtin();
+        let mut pos = Position::startpos(reg.get("chess").unwrap()).unwrap();
+        let got: Vec<String> = ["f2f3", "e7e5", "g2g4", "d8h4"].iter().map(|u| play(&mut pos, u)).collect();
+        assert_eq!(got.last().unwrap(), "Qh4#");
+        let mut pos = Position::startpos(reg.get("capablanca").unwrap()).unwrap();
+        assert_eq!(play(&mut pos, "c1d3"), "Ad3");
+        assert_eq!(play(&mut pos, "h8g6"), "Cg6");
+    }
+}

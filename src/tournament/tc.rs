@@ -1,0 +1,228 @@
+//! Time controls and search limits as written on the command line
+//! (`40/60+0.6`, `tc=10+0.1`, `st=0.5`, `nodes=2000`, `depth=6`, `inf`),
+//! and the chess clock that enforces them. Uses nothing else of the crate.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A clock time control: `moves` moves in `base`, plus `increment` per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockControl {
+    /// Moves per period (0 = the whole game).
+    pub moves: u32,
+    /// Time per period.
+    pub base: Duration,
+    /// Added after each move.
+    pub increment: Duration,
+}
+
+/// What limits one engine's search. Several parts may be combined
+/// (`tc=10+0.1 depth=8`); at least one of them is usually set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeControl {
+    /// A game clock.
+    pub clock: Option<ClockControl>,
+    /// A fixed time per move.
+    pub movetime: Option<Duration>,
+    /// A node budget per move.
+    pub nodes: Option<u64>,
+    /// A depth limit per move.
+    pub depth: Option<u32>,
+}
+
+/// Why a time control could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    /// A part that is none of the known forms.
+    #[error("bad time control {0:?} (use moves/time+inc, tc=time+inc, st=secs, nodes=N, depth=N or inf)")]
+    Syntax(String),
+}
+
+fn seconds(text: &str, whole: &str) -> Result<Duration, TimeControlError> {
+    let err = || TimeControlError::Syntax(whole.to_string());
+    // `m:ss` as XBoard writes it, or seconds with a fraction.
+    let secs = match text.split_once(':') {
+        Some((m, s)) => {
+            let m: f64 = m.parse().map_err(|_| err())?;
+            let s: f64 = s.parse().map_err(|_| err())?;
+            m * 60.0 + s
+        }
+        None => text.parse::<f64>().map_err(|_| err())?,
+    };
+    if !secs.is_finite() || !(0.0..=1e7).contains(&secs) {
+        return Err(err());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_clock(text: &str, whole: &str) -> Result<ClockControl, TimeControlError> {
+    let err = || TimeControlError::Syntax(whole.to_string());
+    let (moves, rest) = match text.split_once('/') {
+        Some((m, r)) => (m.parse::<u32>().map_err(|_| err())?, r),
+        None => (0, text),
+    };
+    let (base, increment) = match rest.split_once('+') {
+        Some((b, i)) => (seconds(b, whole)?, seconds(i, whole)?),
+        None => (seconds(rest, whole)?, Duration::ZERO),
+    };
+    if base.is_zero() {
+        return Err(err());
+    }
+    Ok(ClockControl { moves, base, increment })
+}
+
+impl FromStr for TimeControl {
+    type Err = TimeControlError;
+
+    /// Reads space- or comma-separated parts.
+    ///
+    /// ```
+    /// use menagerie::tournament::tc::TimeControl;
+    /// let tc: TimeControl = "40/60+0.5".parse().unwrap();
+    /// assert_eq!(tc.clock.unwrap().moves, 40);
+    /// let tc: TimeControl = "nodes=2000".parse().unwrap();
+    /// assert_eq!(tc.nodes, Some(2000));
+    /// assert!("tc=abc".parse::<TimeControl>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
+        let err = || TimeControlError::Syntax(text.to_string());
+        let mut tc = TimeControl::default();
+        let mut any = false;
+        for part in text.split([' ', ',']).filter(|p| !p.is_empty()) {
+            any = true;
+            match part.split_once('=') {
+                Some(("tc", v)) => tc.clock = Some(parse_clock(v, text)?),
+                Some(("st", v)) => tc.movetime = Some(seconds(v, text)?),
+                Some(("nodes", v)) => tc.nodes = Some(v.parse().map_err(|_| err())?),
+                Some(("depth", v)) => tc.depth = Some(v.parse().map_err(|_| err())?),
+                Some(_) => return Err(err()),
+                None if part == "inf" => {}
+                None => tc.clock = Some(parse_clock(part, text)?),
+            }
+        }
+        if !any {
+            return Err(err());
+        }
+        Ok(tc)
+    }
+}
+
+fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", s as u64)
+    } else {
+        format!("{}", (s * 1000.0).round() / 1000.0)
+    }
+}
+
+impl fmt::Display for TimeControl {
+    /// The PGN `TimeControl` form: `40/60+0.5`, `60+1`, `st=1`, or `-` when untimed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(c) = self.clock {
+            let mut s = String::new();
+            if c.moves > 0 {
+                s.push_str(&format!("{}/", c.moves));
+            }
+            s.push_str(&fmt_secs(c.base));
+            if !c.increment.is_zero() {
+                s.push_str(&format!("+{}", fmt_secs(c.increment)));
+            }
+            parts.push(s);
+        }
+        if let Some(t) = self.movetime {
+            parts.push(format!("st={}", fmt_secs(t)));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if parts.is_empty() {
+            f.write_str("-")
+        } else {
+            f.write_str(&parts.join(" "))
+        }
+    }
+}
+
+/// One side's clock during a game.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    /// Time left (may be negative after a flag fall, hence signed milliseconds).
+    pub left_ms: i64,
+    /// Moves this side has made.
+    pub moves_made: u32,
+    control: Option<ClockControl>,
+}
+
+impl Clock {
+    /// A full clock for `tc` (untimed when `tc` has no clock).
+    pub fn new(tc: &TimeControl) -> Clock {
+        Clock { left_ms: tc.clock.map_or(0, |c| c.base.as_millis() as i64), moves_made: 0, control: tc.clock }
+    }
+    /// True when the clock runs.
+    pub fn is_timed(&self) -> bool {
+        self.control.is_some()
+    }
+    /// Moves left until the next time control (0 = sudden death).
+    pub fn moves_to_go(&self) -> u32 {
+        match self.control {
+            Some(c) if c.moves > 0 => c.moves - self.moves_made % c.moves,
+            _ => 0,
+        }
+    }
+    /// Charges `used` for one move; false when the flag fell (beyond `margin`).
+    pub fn charge(&mut self, used: Duration, margin: Duration) -> bool {
+        let Some(c) = self.control else {
+            self.moves_made += 1;
+            return true;
+        };
+        self.left_ms -= used.as_millis() as i64;
+        if self.left_ms + (margin.as_millis() as i64) < 0 {
+            return false;
+        }
+        self.left_ms = self.left_ms.max(0);
+        self.moves_made += 1;
+        self.left_ms += c.increment.as_millis() as i64;
+        if c.moves > 0 && self.moves_made.is_multiple_of(c.moves) {
+            self.left_ms += c.base.as_millis() as i64;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_print() {
+        for text in ["40/60+0.5", "60+1", "10", "st=0.5", "nodes=2000", "depth=6", "tc=1:30+2 depth=3"] {
+            let tc: TimeControl = text.parse().unwrap();
+            let again: TimeControl = tc.to_string().parse().unwrap();
+            assert_eq!(tc, again, "{text}");
+        }
+        let tc: TimeControl = "tc=1:30+2".parse().unwrap();
+        assert_eq!(tc.clock.unwrap().base, Duration::from_secs(90));
+        assert!("".parse::<TimeControl>().is_err());
+        assert!("x=1".parse::<TimeControl>().is_err());
+        assert!("0+1".parse::<TimeControl>().is_err());
+    }
+
+    #[test]
+    fn clock_periods() {
+        let tc: TimeControl = "2/10+1".parse().unwrap();
+        let mut c = Clock::new(&tc);
+        assert_eq!(c.moves_to_go(), 2);
+        assert!(c.charge(Duration::from_secs(3), Duration::ZERO));
+        assert_eq!(c.left_ms, 8000);
+        assert_eq!(c.moves_to_go(), 1);
+        assert!(c.charge(Duration::from_secs(3), Duration::ZERO));
+        assert_eq!(c.left_ms, 16000);
+        assert!(!c.charge(Duration::from_secs(17), Duration::ZERO));
+    }
+}

@@ -1,0 +1,337 @@
+//! `menagerie match` end to end: broken engines lose with the right
+//! termination, every shipped variant plays over UCI against XBoard and its
+//! PGN replays through the rules core, Ctrl-C stops cleanly, and (when
+//! installed) a Capablanca match against Fairy-Max completes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use menagerie::moves::MoveList;
+use menagerie::position::Position;
+use menagerie::tournament::pgn::{read_pgn, PgnGame};
+use menagerie::tournament::san::parse_san;
+use menagerie::variant::Registry;
+
+const BIN: &str = env!("CARGO_BIN_EXE_menagerie");
+
+fn temp_pgn(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("menagerie-test-{}-{name}.pgn", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn script(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines").join(name);
+    format!("sh {}", path.display())
+}
+
+fn random(seed: u64, xboard: bool) -> Vec<String> {
+    let mut cmd = format!("cmd={BIN} random-engine --seed {seed}");
+    if xboard {
+        cmd.push_str(" --xboard");
+    }
+    vec![cmd, format!("proto={}", if xboard { "xboard" } else { "uci" }), format!("name=random{seed}")]
+}
+
+fn run_match(engines: &[Vec<String>], extra: &[&str], pgn: &Path) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("match").arg("--quiet").arg("--pgn").arg(pgn);
+    for e in engines {
+        cmd.arg("--engine").args(e);
+    }
+    cmd.args(extra);
+    let out = cmd.output().expect("run menagerie match");
+    assert!(out.status.success(), "match failed: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Replays a PGN game through the rules core and checks that its end agrees with its result.
+fn replay(registry: &Registry, game: &PgnGame) {
+    let variant = registry.get(game.tag("Variant").unwrap_or("chess")).expect("variant tag");
+    let fen = game.tag("FEN").map_or(variant.start_fen.clone(), str::to_string);
+    let mut pos = Position::from_fen(Arc::clone(&variant), &fen).expect("FEN tag");
+    for (i, text) in game.moves.iter().enumerate() {
+        let m = parse_san(&mut pos, text).unwrap_or_else(|| panic!("move {i} {text:?} does not replay in {fen}"));
+        pos.make(m);
+    }
+    assert_eq!(game.tag("PlyCount"), Some(game.moves.len().to_string().as_str()));
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    let resigned = game.last_comment.as_deref().is_some_and(|c| c.contains("resigns"));
+    if game.tag("Termination") == Some("normal") && game.result != "1/2-1/2" && !resigned {
+        // Decisive by the rules: the loser is mated.
+        assert!(list.is_empty() && pos.in_check(), "result {} but position not mate: {}", game.result, pos.to_fen());
+    }
+}
+
+fn games_in(path: &Path) -> Vec<PgnGame> {
+    read_pgn(&std::fs::read_to_string(path).expect("PGN written"))
+}
+
+fn broken_engine_case(script_name: &str, tc: &str, termination: &str, reason: &str) {
+    let pgn = temp_pgn(script_name);
+    let broken = vec![format!("cmd={}", script(script_name)), "name=broken".to_string()];
+    let out = run_match(&[broken, random(1, false)], &["--games", "2", "--tc", tc, "--timemargin", "50"], &pgn);
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 2, "{}", String::from_utf8_lossy(&out.stdout));
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some(termination), "{g:?}");
+        let broken_is_white = g.tag("White") == Some("broken");
+        assert_eq!(g.result, if broken_is_white { "0-1" } else { "1-0" });
+    }
+    let text = std::fs::read_to_string(&pgn).unwrap_or_default();
+    assert!(text.contains(reason), "reason {reason:?} missing in\n{text}");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains(&format!("{termination} 2")), "{summary}");
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn illegal_move_loses() {
+    broken_engine_case("illegal.sh", "nodes=100", "illegal move", "makes an illegal move: e2e5");
+}
+
+#[test]
+fn silent_engine_loses_on_time() {
+    broken_engine_case("silent.sh", "tc=0.5+0", "time forfeit", "loses on time");
+}
+
+#[test]
+fn exiting_engine_is_abandoned() {
+    broken_engine_case("exits.sh", "nodes=100", "abandoned", "disconnects");
+}
+
+#[test]
+fn resignation_is_normal() {
+    let pgn = temp_pgn("resign");
+    let resigns = vec![format!("cmd={}", script("resigns.sh")), "proto=xboard".to_string(), "name=broken".to_string()];
+    run_match(&[resigns, random(2, false)], &["--games", "2", "--tc", "nodes=100"], &pgn);
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some("normal"));
+        assert_eq!(g.result, if g.tag("White") == Some("broken") { "0-1" } else { "1-0" });
+    }
+    let _ = std::fs::remove_file(&pgn);
+}
+
+/// True when `menagerie ARG` answers `probe` with a line containing `expect`
+/// (the engine's own protocols live on another branch until merged).
+fn has_protocol(arg: &str, probe: &str, expect: &str) -> bool {
+    use std::io::Write;
+    let Ok(mut child) =
+        Command::new(BIN).arg(arg).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()
+    else {
+        return false;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(probe.as_bytes());
+    }
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(expect))
+}
+
+/// The two sides of the every-variant match: `menagerie uci` against
+/// `menagerie xboard` when this build has them, else the random mover in both protocols.
+fn protocol_pair() -> [Vec<String>; 2] {
+    let uci = has_protocol("uci", "uci\nquit\n", "uciok");
+    let xboard = has_protocol("xboard", "xboard\nprotover 2\nquit\n", "done=1");
+    if uci && xboard {
+        [
+            vec![format!("cmd={BIN} uci"), "name=menagerie-uci".to_string()],
+            vec![format!("cmd={BIN} xboard"), "proto=xboard".to_string(), "name=menagerie-xboard".to_string()],
+        ]
+    } else {
+        eprintln!("note: `menagerie uci`/`xboard` not in this build; the random mover plays both sides");
+        [random(3, false), random(4, true)]
+    }
+}
+
+#[test]
+fn every_variant_uci_against_xboard_replays() {
+    let registry = Registry::builtin();
+    let engines = protocol_pair();
+    for name in registry.names() {
+        let pgn = temp_pgn(&format!("variant-{name}"));
+        let out = run_match(
+            &engines,
+            &[
+                "--variant",
+                &name,
+                "--games",
+                "4",
+                "--tc",
+                "nodes=2000",
+                "--concurrency",
+                "2",
+                "--random-plies",
+                "2",
+                "--max-moves",
+                "200",
+            ],
+            &pgn,
+        );
+        let games = games_in(&pgn);
+        assert_eq!(games.len(), 4, "{name}: {}", String::from_utf8_lossy(&out.stdout));
+        for g in &games {
+            let termination = g.tag("Termination").unwrap_or("");
+            assert!(termination == "normal" || termination == "adjudication", "{name}: {g:?}");
+            replay(&registry, g);
+        }
+        let _ = std::fs::remove_file(&pgn);
+    }
+}
+
+#[test]
+fn openings_file_and_sprt() {
+    let registry = Registry::builtin();
+    let pgn = temp_pgn("relocation");
+    let epd = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/relocation-arrays.epd");
+    let out = run_match(
+        &[random(5, false), random(6, false)],
+        &[
+            "--variant",
+            "relocation",
+            "--games",
+            "6",
+            "--tc",
+            "nodes=10",
+            "--openings",
+            epd.to_str().unwrap_or_default(),
+            "--sprt",
+            "elo0=0",
+            "elo1=5",
+            "alpha=0.05",
+            "beta=0.05",
+            "--max-moves",
+            "40",
+        ],
+        &pgn,
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("SPRT elo0=0 elo1=5"), "{summary}");
+    assert!(summary.contains("Pentanomial"), "{summary}");
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 6);
+    // Each opening is played twice, with colours swapped.
+    assert_eq!(games[0].tag("FEN"), games[1].tag("FEN"));
+    assert_eq!(games[0].tag("White"), games[1].tag("Black"));
+    for g in &games {
+        replay(&registry, g);
+    }
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn interrupt_stops_cleanly() {
+    let pgn = temp_pgn("interrupt");
+    let child = Command::new(BIN)
+        .arg("match")
+        .arg("--quiet")
+        .arg("--pgn")
+        .arg(&pgn)
+        .args([
+            "--engine",
+            &format!("cmd={BIN} random-engine"),
+            "--engine",
+            &format!("cmd={BIN} random-engine --seed 9"),
+        ])
+        .args(["--games", "100000", "--tc", "nodes=1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn match");
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    let out = child.wait_with_output().expect("wait");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("Stopped early"), "{summary}");
+    let played = games_in(&pgn).len();
+    assert!(played > 0);
+    assert!(summary.contains(&format!("Games {played}/100000")), "{played} games in PGN; {summary}");
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn capablanca_against_fairymax() {
+    let Some(fairymax) = ["/usr/games/fairymax", "/usr/bin/fairymax"].into_iter().find(|p| Path::new(p).exists())
+    else {
+        eprintln!("SKIPPED capablanca_against_fairymax: fairymax is not installed (apt-get install fairymax)");
+        return;
+    };
+    let registry = Registry::builtin();
+    let pgn = temp_pgn("fairymax");
+    let fm = vec![format!("cmd={fairymax}"), "proto=xboard".to_string(), "name=Fairy-Max".to_string()];
+    let out = run_match(
+        &[fm, random(7, false)],
+        &["--variant", "capablanca", "--games", "20", "--tc", "40/2+0", "--concurrency", "2", "--max-moves", "150"],
+        &pgn,
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 20, "{summary}");
+    for g in &games {
+        replay(&registry, g);
+        assert_ne!(g.tag("Termination"), Some("illegal move"), "{g:?}");
+        assert_ne!(g.tag("Termination"), Some("abandoned"), "{g:?}");
+    }
+    // Fairy-Max should beat a random mover.
+    assert!(summary.contains("Fairy-Max"), "{summary}");
+    eprintln!("{summary}");
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn analyse_prints_multipv_lines() {
+    let engine = format!("{BIN} random-engine");
+    let out = Command::new(BIN)
+        .args(["analyse", "--engine", &engine, "--multipv", "3", "--variant", "capablanca", "--moves", "e2e4 e7e5"])
+        .args(["--depth", "1", "--json"])
+        .output()
+        .expect("run analyse");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(json.starts_with("{\"variant\":\"capablanca\""), "{json}");
+    assert_eq!(json.matches("\"multipv\":").count(), 3, "{json}");
+    let out = Command::new(BIN).args(["analyze", "--engine", &engine, "--depth", "1"]).output().expect("run analyze");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("best move:") && text.contains(" 1. "), "{text}");
+    // A bad engine command is an error, not a panic.
+    let out = Command::new(BIN).args(["analyse", "--engine", "exit 1", "--depth", "1"]).output().expect("run analyse");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error:"));
+}
+
+#[test]
+fn play_against_random_mover() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["play", "--variant", "capablanca", "--seed", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn play");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"e2e4\nbogus\nmoves\nquit\n");
+    }
+    let out = child.wait_with_output().expect("wait play");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("10 r n a b q k b c n r") || text.contains(" 8 r n a b q k b c n r"), "{text}");
+    assert!(text.contains("a b c d e f g h i j"), "{text}");
+    assert!(text.contains("You play e4 (e2e4)"), "{text}");
+    assert!(text.contains("Engine plays"), "{text}");
+    assert!(text.contains("bad move syntax \"bogus\""), "{text}");
+}

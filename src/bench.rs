@@ -13,7 +13,7 @@ use crate::tt::TranspositionTable;
 use crate::variant::{Registry, Variant};
 
 /// Default search depth of `bench`.
-pub const DEFAULT_DEPTH: u32 = 7;
+pub const DEFAULT_DEPTH: u32 = 8;
 /// Plies of the fixed walk that leads to each variant's second position.
 const WALK_PLIES: usize = 8;
 

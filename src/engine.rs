@@ -86,7 +86,7 @@ impl Default for EngineOptions {
         EngineOptions {
             hash_mib: 16,
             multipv: 1,
-            move_overhead: 30,
+            move_overhead: 50,
             chess960: false,
             threads: 1,
             ponder: false,

@@ -38,6 +38,8 @@ const DOUBLED_PAWN: i32 = 15;
 const SHIELD: i32 = 10;
 /// Penalty per enemy piece per step of closeness to the king (middlegame).
 const TROPISM: i32 = 3;
+/// Bonus per square a piece reaches on the actual board.
+const MOBILITY: i32 = 3;
 
 /// Precomputed evaluation tables of one variant.
 #[derive(Clone, Debug)]
@@ -53,6 +55,9 @@ pub struct Evaluator {
     /// from White's point of view (material included).
     mg: Vec<i16>,
     eg: Vec<i16>,
+    /// Subtracted from each piece's mobility score (half its average
+    /// empty-board reach), so that mobility does not inflate material.
+    mobility_bias: [i32; MAX_KINDS],
     /// Phase weight per kind (non-pawn, non-royal material).
     phase_weight: [i32; MAX_KINDS],
     /// Total phase weight of the start position (board and hands).
@@ -124,6 +129,7 @@ impl Evaluator {
         let mut hand_value = [0i32; MAX_KINDS];
         let mut pawns = 0u32;
         let mut phase_weight = [0i32; MAX_KINDS];
+        let mut mobility_bias = [0i32; MAX_KINDS];
         let mut mg = vec![0i16; Cell::COUNT * MAILBOX_SIZE];
         let mut eg = vec![0i16; Cell::COUNT * MAILBOX_SIZE];
         for k in 0..kinds {
@@ -144,6 +150,7 @@ impl Evaluator {
                 declared
             };
             hand_value[k] = value[k] + value[k] / 10;
+            mobility_bias[k] = MOBILITY * average / 2;
             if !royal && pawns >> k & 1 == 0 {
                 phase_weight[k] = value[k].max(0);
             }
@@ -196,6 +203,7 @@ impl Evaluator {
             pawns,
             mg,
             eg,
+            mobility_bias,
             phase_weight,
             phase_total: phase_total.max(1),
         }
@@ -255,6 +263,9 @@ impl Evaluator {
             if self.pawns >> kind.0 & 1 != 0 {
                 pawn_files[c.color().index()][sq.file() as usize & 15] += 1;
             } else if weight > 0 {
+                let mobility = MOBILITY * self.mobility(pos, sq, c) - self.mobility_bias[kind.index()];
+                mg += sign * mobility;
+                eg += sign * mobility;
                 // Enemy pieces near a king threaten it.
                 if let Some(k) = kings[(!c.color()).index()] {
                     let d = (sq.file() as i32 - k.file() as i32).abs().max((sq.rank() as i32 - k.rank() as i32).abs());
@@ -285,6 +296,44 @@ impl Evaluator {
         let score = (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
         let score = if pos.side_to_move() == Color::White { score } else { -score };
         score + TEMPO
+    }
+
+    /// Squares a man reaches on the actual board: empty ones and enemy men
+    /// for its capturing rules (hoppers and bent riders are left out: rare
+    /// and costly).
+    fn mobility(&self, pos: &Position, from: Square, cell: Cell) -> i32 {
+        let board = &pos.board;
+        let color = cell.color();
+        let mut count = 0;
+        for rule in &self.variant.rules[color][cell.kind().index()] {
+            if rule.initial_only {
+                continue;
+            }
+            let (quiet, captures) = (rule.mode.quiet(), rule.mode.captures());
+            match rule.motion {
+                CompiledMotion::Leap | CompiledMotion::Lame { .. } => {
+                    let t = board[from.offset(rule.step).index()];
+                    if (t.is_empty() && quiet) || (captures && t.is_color(!color)) {
+                        count += 1;
+                    }
+                }
+                CompiledMotion::Ride { max, .. } => {
+                    let mut to = from;
+                    for _ in 0..max {
+                        to = to.offset(rule.step);
+                        let t = board[to.index()];
+                        if t.is_empty() {
+                            count += i32::from(quiet);
+                        } else {
+                            count += i32::from(captures && t.is_color(!color));
+                            break;
+                        }
+                    }
+                }
+                CompiledMotion::Hop | CompiledMotion::Bent { .. } => {}
+            }
+        }
+        count
     }
 
     /// Own men on the three squares in front of the king.

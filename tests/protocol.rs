@@ -415,11 +415,12 @@ fn xboard_as_first_uci_line_switches_protocol() {
     s.send("protover 2");
     s.expect(5, "done=1", |l| l.contains("done=1"));
     s.send("new");
-    s.send("sd 2");
+    s.send("st 1");
     s.send("usermove e2e4");
+    // A ping received while the engine thinks on its move is answered after the move.
+    s.send("ping 9");
     let reply = s.expect_prefix(10, "move ");
     assert!(reply.len() > 5);
-    s.send("ping 9");
     s.expect(5, "pong", |l| l == "pong 9");
     s.quit("quit");
 }

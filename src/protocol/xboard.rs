@@ -128,6 +128,9 @@ struct State {
     sd: Option<u32>,
     time_ms: Option<u64>,
     otim_ms: Option<u64>,
+    /// `pong` replies held back until the move being thought about is sent
+    /// (CECP: a ping received on our move is answered after the move).
+    pending_pongs: Vec<String>,
 }
 
 impl State {
@@ -146,6 +149,7 @@ impl State {
             sd: None,
             time_ms: None,
             otim_ms: None,
+            pending_pongs: Vec::new(),
         }
     }
 }
@@ -185,6 +189,13 @@ impl Session<'_> {
     fn cancel(&mut self) {
         self.st.searching = None;
         self.engine.stop_and_wait();
+        self.flush_pongs();
+    }
+
+    fn flush_pongs(&mut self) {
+        for pong in std::mem::take(&mut self.st.pending_pongs) {
+            self.send(&pong);
+        }
     }
 
     fn features(&self) {
@@ -334,6 +345,7 @@ impl Session<'_> {
                     (Some(m), Some(text)) => {
                         self.engine.play_move(m);
                         self.send(&format!("move {}", to_xboard(&variant, &text)));
+                        self.flush_pongs();
                         if self.announce_result() {
                             return;
                         }
@@ -342,6 +354,7 @@ impl Session<'_> {
                     }
                     _ => {
                         self.announce_result();
+                        self.flush_pongs();
                     }
                 }
             }
@@ -361,9 +374,8 @@ impl Session<'_> {
             "protover" => self.features(),
             "new" => {
                 self.cancel();
-                if self.engine.set_variant("chess").is_err() {
-                    self.engine.new_game();
-                }
+                // `new` means orthodox chess; `variant` may follow. Chess always ships.
+                let _ = self.engine.set_variant("chess");
                 self.engine.new_game();
                 self.st.force = false;
                 self.st.engine_side = Color::Black;
@@ -463,7 +475,14 @@ impl Session<'_> {
                 Err(_) => self.error("bad time", line),
             },
             "?" => self.engine.stop(),
-            "ping" => self.send(&format!("pong {arg}")),
+            "ping" => {
+                let pong = format!("pong {arg}");
+                if matches!(self.st.searching, Some((_, Purpose::Move))) {
+                    self.st.pending_pongs.push(pong);
+                } else {
+                    self.send(&pong);
+                }
+            }
             "undo" | "remove" => {
                 self.cancel();
                 let times = if cmd == "remove" { 2 } else { 1 };

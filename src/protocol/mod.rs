@@ -39,6 +39,18 @@ pub enum Protocol {
     Xboard,
 }
 
+/// Longest piece of input quoted back in an error message.
+const QUOTE_LIMIT: usize = 80;
+
+/// The input as quoted in an error message: cut after [`QUOTE_LIMIT`]
+/// characters (with `...`) so that a huge line gives a short answer.
+pub fn quote(input: &str) -> String {
+    match input.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}...", &input[..cut]),
+        None => input.to_string(),
+    }
+}
+
 /// Writes one line and flushes it (errors such as a closed pipe are ignored:
 /// the input side will see end of file and quit).
 pub fn send(out: &Output, line: &str) {

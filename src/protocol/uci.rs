@@ -235,7 +235,7 @@ fn command(engine: &mut Engine, line: &str, first: bool, out: &Output) -> Result
         "xboard" if first => return Ok(Flow::Switch(Protocol::Xboard)),
         // Accepted and ignored, as the UCI specification asks.
         "debug" | "register" => {}
-        _ => return Err(UciError::UnknownCommand(line.trim().to_string())),
+        _ => return Err(UciError::UnknownCommand(super::quote(line.trim()))),
     }
     Ok(Flow::Continue)
 }

@@ -539,7 +539,7 @@ impl Session<'_> {
                 if looks_like_move {
                     self.user_move(cmd);
                 } else {
-                    self.error("unknown command", cmd);
+                    self.error("unknown command", &super::quote(cmd));
                 }
             }
         }

@@ -1,0 +1,162 @@
+//! One named regression test per class of bad input, each asserting the exact
+//! one-line answer, for both protocols. The engine must answer and stay up
+//! (every session ends with `isready`/`ping` answered).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs a session and returns the engine's output lines (minus the handshake).
+fn session(protocol: &str, lines: &[&str]) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .arg(protocol)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start engine");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (hello, bye) = if protocol == "uci" { ("uci", "isready") } else { ("protover 2", "ping 99") };
+    let mut input = format!("{hello}\n");
+    for l in lines {
+        input.push_str(l);
+        input.push('\n');
+    }
+    input.push_str(&format!("{bye}\nquit\n"));
+    stdin.write_all(input.as_bytes()).expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("engine output");
+    assert!(out.status.success(), "exit status {}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with("option ") && !l.starts_with("id ") && *l != "uciok" && !l.starts_with("feature "))
+        .map(str::to_string)
+        .collect();
+    let last = if protocol == "uci" { "readyok" } else { "pong 99" };
+    assert!(lines.iter().any(|l| l == last), "engine stopped answering: {lines:?}");
+    lines
+}
+
+fn uci_says(lines: &[&str], expected: &str) {
+    let out = session("uci", lines);
+    assert!(out.iter().any(|l| l == expected), "expected {expected:?} in {out:?}");
+}
+
+fn xboard_says(lines: &[&str], expected: &str) {
+    let out = session("xboard", lines);
+    assert!(out.iter().any(|l| l == expected), "expected {expected:?} in {out:?}");
+}
+
+#[test]
+fn truncated_fen() {
+    uci_says(&["position fen rnbqkbnr/pppppppp/8/8"], "info string error: FEN has 4 ranks, the chess board has 8");
+    xboard_says(
+        &["setboard rnbqkbnr/pppppppp/8/8"],
+        "tellusererror Illegal position: FEN has 4 ranks, the chess board has 8",
+    );
+}
+
+#[test]
+fn fen_with_a_wrong_row_length() {
+    uci_says(
+        &["position fen rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"],
+        "info string error: FEN rank 7 has 7 squares, the board has 8 files",
+    );
+}
+
+#[test]
+fn fen_with_eleven_files() {
+    uci_says(
+        &["setoption name UCI_Variant value clash1", "position fen 11/10/10/10/10/10/10/10/10/4K5 w - - 0 1"],
+        "info string error: FEN rank 10 has 11 squares, the board has 10 files",
+    );
+}
+
+#[test]
+fn fen_with_an_unknown_letter() {
+    uci_says(
+        &["position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1"],
+        "info string error: unknown piece letter 'X' in FEN",
+    );
+}
+
+#[test]
+fn fen_without_a_king() {
+    uci_says(
+        &["position fen 8/8/8/8/8/8/8/K7 w - - 0 1"],
+        "info string error: black must have exactly one king (found 0)",
+    );
+}
+
+#[test]
+fn move_off_the_board() {
+    uci_says(&["position startpos moves k11a1"], "info string error: bad move syntax \"k11a1\"");
+    xboard_says(&["new", "force", "usermove k11a1"], "Illegal move: k11a1");
+}
+
+#[test]
+fn move_of_the_wrong_variant() {
+    // A drop in orthodox chess, and a 10-file square on an 8x8 board.
+    uci_says(&["position startpos moves P@e4"], "info string error: illegal move \"P@e4\"");
+    uci_says(&["position startpos moves i2i4"], "info string error: bad move syntax \"i2i4\"");
+}
+
+#[test]
+fn illegal_move() {
+    uci_says(&["position startpos moves e2e5"], "info string error: illegal move \"e2e5\"");
+    xboard_says(&["new", "force", "usermove e2e5"], "Illegal move: e2e5");
+}
+
+#[test]
+fn giant_numbers() {
+    uci_says(
+        &["go depth 99999999999999999999"],
+        "info string error: bad go command: bad value \"99999999999999999999\" for depth",
+    );
+    uci_says(
+        &["go movetime 99999999999999999999999"],
+        "info string error: bad go command: bad value \"99999999999999999999999\" for movetime",
+    );
+    uci_says(
+        &["setoption name Hash value 99999999999"],
+        "info string error: bad value \"99999999999\" for option \"Hash\"",
+    );
+    uci_says(&["go perft 1000"], "info string error: bad go command: perft depth must be 1 to 32, not 1000");
+}
+
+#[test]
+fn negative_times_still_give_a_legal_move() {
+    let out = session("uci", &["position startpos", "go wtime -5000 btime -5000"]);
+    assert!(out.iter().any(|l| l.starts_with("bestmove ") && l != "bestmove 0000"), "{out:?}");
+}
+
+#[test]
+fn unknown_variant() {
+    uci_says(&["setoption name UCI_Variant value nosuch"], "info string error: unknown variant \"nosuch\"");
+    xboard_says(&["variant nosuch"], "Error (unknown variant \"nosuch\"): variant nosuch");
+}
+
+#[test]
+fn empty_lines_are_ignored() {
+    let out = session("uci", &["", "   ", "\t"]);
+    assert_eq!(out, vec!["readyok".to_string()]);
+    let out = session("xboard", &["", "   "]);
+    assert_eq!(out, vec!["pong 99".to_string()]);
+}
+
+#[test]
+fn unicode_is_an_unknown_command() {
+    uci_says(&["é ü 😀"], "info string error: unknown command \"é ü 😀\"");
+    // CECP quotes the command, i.e. the first word.
+    xboard_says(&["é ü 😀"], "Error (unknown command): é");
+}
+
+#[test]
+fn very_long_lines_are_answered_briefly() {
+    let long = "x".repeat(100_000);
+    let quoted = format!("info string error: unknown command \"{}...\"", "x".repeat(80));
+    uci_says(&[&long], &quoted);
+    xboard_says(&[&long], &format!("Error (unknown command): {}...", "x".repeat(80)));
+}

@@ -205,7 +205,9 @@ impl RootMove {
 fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Duration>) {
     let overhead = limits.move_overhead;
     if let Some(mt) = limits.movetime {
-        let t = Duration::from_millis(mt.saturating_sub(overhead).max(1));
+        // A fixed time per move is not a clock: keep back only a part of it,
+        // so that short move times are still used.
+        let t = Duration::from_millis(mt.saturating_sub(overhead.min(mt / 5)).max(1));
         return (Some(t), Some(t));
     }
     // A GUI that sends only the other side's clock still bounds the search.

@@ -125,6 +125,8 @@ struct State {
     base_ms: u64,
     inc_ms: u64,
     st_ms: Option<u64>,
+    /// `nps N`: think in nodes, N of them per second of clock (0 = off).
+    nps: u64,
     sd: Option<u32>,
     time_ms: Option<u64>,
     otim_ms: Option<u64>,
@@ -146,6 +148,7 @@ impl State {
             base_ms: 0,
             inc_ms: 0,
             st_ms: None,
+            nps: 0,
             sd: None,
             time_ms: None,
             otim_ms: None,
@@ -203,7 +206,7 @@ impl Session<'_> {
         self.send("feature done=0");
         self.send(&format!(
             "feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 \
-             analyze=1 colors=0 ics=0 name=0 pause=0 nps=0 debug=1 memory=1 smp=1 exclude=0 \
+             analyze=1 colors=0 ics=0 name=0 pause=0 nps=1 debug=1 memory=1 smp=1 exclude=0 \
              myname=\"menagerie {}\" variants=\"{}\"",
             env!("CARGO_PKG_VERSION"),
             names.join(",")
@@ -217,6 +220,17 @@ impl Session<'_> {
 
     fn limits(&mut self) -> Limits {
         let mut limits = Limits { depth: self.st.sd, ..Limits::default() };
+        if self.st.nps > 0 {
+            // Time becomes a node count: the fixed time per move, else a
+            // thirtieth of the clock plus the increment.
+            let ms = match (self.st.st_ms, self.st.time_ms.or((self.st.base_ms > 0).then_some(self.st.base_ms))) {
+                (Some(st), _) => st,
+                (None, Some(t)) => t / 30 + self.st.inc_ms,
+                (None, None) => 1000,
+            };
+            limits.nodes = Some((ms.saturating_mul(self.st.nps) / 1000).max(1));
+            return limits;
+        }
         if let Some(st) = self.st.st_ms {
             limits.movetime = Some(st);
             return limits;
@@ -369,7 +383,7 @@ impl Session<'_> {
         let rest = args.join(" ");
         match cmd {
             "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating" | "ics" | "draw"
-            | "hard" | "easy" | "nps" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
+            | "hard" | "easy" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
             | "debug" => {}
             "protover" => self.features(),
             "new" => {
@@ -473,6 +487,10 @@ impl Session<'_> {
                     }
                 }
                 Err(_) => self.error("bad time", line),
+            },
+            "nps" => match arg.parse::<u64>() {
+                Ok(n) => self.st.nps = n,
+                Err(_) => self.error("bad nps", line),
             },
             "?" => self.engine.stop(),
             "ping" => {

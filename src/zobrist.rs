@@ -22,7 +22,9 @@ pub struct Zobrist {
     pub setup: [u64; 4],
 }
 
-/// SplitMix64: tiny, fast and good enough for hash keys.
+/// SplitMix64: tiny, fast and good enough for hash keys; also the match
+/// runner's seeded generator (reproducible across builds and rand versions).
+#[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
@@ -33,6 +35,11 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
 }
 

@@ -35,25 +35,7 @@ pub enum OpeningError {
     Empty,
 }
 
-/// SplitMix64: a small, reproducible generator (the crate's own, so that
-/// openings do not change with a dependency's version).
-#[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
+pub use crate::zobrist::SplitMix64;
 
 /// Reads one FEN or EPD line: the longest prefix of at most 7 fields that parses.
 pub fn parse_line(variant: &Arc<Variant>, line: &str) -> Option<String> {

@@ -226,10 +226,12 @@ fn tame(line: String) -> String {
     let number = |w: Option<&&str>| w.and_then(|w| w.parse::<u64>().ok());
     match words.as_slice() {
         ["go", "perft", d, ..] if number(Some(d)).is_some_and(|d| (4..=32).contains(&d)) => "go perft 3".into(),
-        ["setoption", "name", "Hash", "value", n] if number(Some(n)).is_some_and(|n| (257..=32_768).contains(&n)) => {
+        ["setoption", "name", "Hash", "value", n, ..]
+            if number(Some(n)).is_some_and(|n| (257..=32_768).contains(&n)) =>
+        {
             "setoption name Hash value 16".into()
         }
-        ["memory", n] if number(Some(n)).is_some_and(|n| (257..=32_768).contains(&n)) => "memory 16".into(),
+        ["memory", n, ..] if number(Some(n)).is_some_and(|n| (257..=32_768).contains(&n)) => "memory 16".into(),
         _ => line,
     }
 }

@@ -244,6 +244,17 @@ fn to_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// Whether a stored score with this bound settles the window (alpha, beta).
+#[inline]
+fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+        Bound::None => false,
+    }
+}
+
 #[inline]
 fn from_tt(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {
@@ -490,14 +501,7 @@ impl<'a> Search<'a> {
         let tt_hit = self.tt.probe(hash);
         if let Some(hit) = tt_hit {
             let score = from_tt(hit.score, ply);
-            if !pv_node
-                && match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                    Bound::None => false,
-                }
-            {
+            if !pv_node && bound_cuts(hit.bound, score, alpha, beta) {
                 return score;
             }
         }
@@ -624,15 +628,7 @@ impl<'a> Search<'a> {
         let tt_move = tt_hit.and_then(|h| h.mv);
         if let Some(hit) = tt_hit {
             let score = from_tt(hit.score, ply);
-            if !pv_node
-                && hit.depth >= depth
-                && match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                    Bound::None => false,
-                }
-            {
+            if !pv_node && hit.depth >= depth && bound_cuts(hit.bound, score, alpha, beta) {
                 return score;
             }
         }

@@ -79,6 +79,8 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// Analysis mode (accepted; the search is the same).
     pub analyse_mode: bool,
+    /// Score material only: the weak baseline of strength tests.
+    pub material_only: bool,
 }
 
 impl Default for EngineOptions {
@@ -91,6 +93,7 @@ impl Default for EngineOptions {
             threads: 1,
             ponder: false,
             analyse_mode: false,
+            material_only: false,
         }
     }
 }
@@ -208,12 +211,21 @@ impl Engine {
         &self.moves
     }
 
+    /// The evaluator the options ask for.
+    fn evaluator_for(&self, variant: &Arc<Variant>) -> Evaluator {
+        if self.options.material_only {
+            Evaluator::material_only(variant)
+        } else {
+            Evaluator::new(variant)
+        }
+    }
+
     /// Switches to a variant by name and sets up its start position.
     pub fn set_variant(&mut self, name: &str) -> Result<Arc<Variant>, EngineError> {
         let variant = self.registry.get(name).ok_or_else(|| EngineError::UnknownVariant(name.to_string()))?;
         let start = Position::startpos(Arc::clone(&variant))?;
         self.stop_and_wait();
-        self.evaluator = Arc::new(Evaluator::new(&variant));
+        self.evaluator = Arc::new(self.evaluator_for(&variant));
         self.variant = variant;
         self.pos = start.clone();
         self.start = start;
@@ -368,6 +380,16 @@ impl Engine {
             }
             "uci_analysemode" => {
                 self.options.analyse_mode = flag()?;
+                Ok(())
+            }
+            "evaluation" => {
+                self.options.material_only = match value.trim().to_ascii_lowercase().as_str() {
+                    "full" => false,
+                    "material" => true,
+                    _ => return Err(bad()),
+                };
+                self.stop_and_wait();
+                self.evaluator = Arc::new(self.evaluator_for(&self.variant));
                 Ok(())
             }
             "uci_variant" => self.set_variant(value.trim()).map(|_| ()),

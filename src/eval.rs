@@ -58,6 +58,8 @@ pub struct Evaluator {
     /// Subtracted from each piece's mobility score (half its average
     /// empty-board reach), so that mobility does not inflate material.
     mobility_bias: [i32; MAX_KINDS],
+    /// Count material only (the `Evaluation material` baseline).
+    material_only: bool,
     /// Phase weight per kind (non-pawn, non-royal material).
     phase_weight: [i32; MAX_KINDS],
     /// Total phase weight of the start position (board and hands).
@@ -206,7 +208,20 @@ impl Evaluator {
             mobility_bias,
             phase_weight,
             phase_total: phase_total.max(1),
+            material_only: false,
         }
+    }
+
+    /// The same tables, scoring material only: men on the board and in hand at
+    /// their variant-file values. A deliberately weak baseline to measure the
+    /// full evaluation against (`setoption name Evaluation value material`).
+    pub fn material_only(variant: &Arc<Variant>) -> Evaluator {
+        Evaluator { material_only: true, ..Evaluator::new(variant) }
+    }
+
+    /// True for the material-only baseline.
+    pub fn is_material_only(&self) -> bool {
+        self.material_only
     }
 
     /// The variant these tables belong to.
@@ -241,6 +256,9 @@ impl Evaluator {
 
     /// The score of `pos` in centipawns from the side to move's point of view.
     pub fn evaluate(&self, pos: &Position) -> i32 {
+        if self.material_only {
+            return self.material(pos);
+        }
         let mut mg = 0i32;
         let mut eg = 0i32;
         let mut phase = 0i32;
@@ -296,6 +314,27 @@ impl Evaluator {
         let score = (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
         let score = if pos.side_to_move() == Color::White { score } else { -score };
         score + TEMPO
+    }
+
+    /// Material balance from the side to move's point of view.
+    fn material(&self, pos: &Position) -> i32 {
+        let mut score = 0;
+        for &sq in pos.squares() {
+            let c = pos.cell(sq);
+            if c.is_piece() {
+                let v = self.value[c.kind().index()];
+                score += if c.color() == Color::White { v } else { -v };
+            }
+        }
+        for (k, &v) in self.value.iter().enumerate().take(self.variant.kind_count()) {
+            let kind = PieceKind(k as u8);
+            score += v * (pos.hand_count(Color::White, kind) as i32 - pos.hand_count(Color::Black, kind) as i32);
+        }
+        if pos.side_to_move() == Color::White {
+            score
+        } else {
+            -score
+        }
     }
 
     /// Squares a man reaches on the actual board: empty ones and enemy men
@@ -383,5 +422,22 @@ mod tests {
         let centre = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").expect("valid");
         let corner = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/N3K3 w - - 0 1").expect("valid");
         assert!(ev.evaluate(&centre) > ev.evaluate(&corner));
+    }
+
+    #[test]
+    fn material_only_counts_men_and_hands_and_nothing_else() {
+        let reg = Registry::builtin();
+        let v = reg.get("clockwork").expect("clockwork ships");
+        let ev = Evaluator::material_only(&v);
+        assert!(ev.is_material_only());
+        let n = ev.value(v.kind_of_letter('N').expect("knight"));
+        // A centralised and a cornered knight score alike: no piece-square terms.
+        let centre = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").expect("valid");
+        let corner = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/N3K3 b - - 0 1").expect("valid");
+        assert_eq!(ev.evaluate(&centre), n);
+        assert_eq!(ev.evaluate(&corner), -n);
+        // A knight in White's hand counts the same as one on the board.
+        let hand = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1").expect("valid");
+        assert_eq!(ev.evaluate(&hand), n);
     }
 }

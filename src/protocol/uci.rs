@@ -47,6 +47,8 @@ fn identify(engine: &Engine, out: &Output) {
     send(out, "option name Ponder type check default false");
     send(out, &format!("option name Move Overhead type spin default {} min 0 max 10000", o.move_overhead));
     send(out, "option name UCI_Chess960 type check default false");
+    let evaluation = if o.material_only { "material" } else { "full" };
+    send(out, &format!("option name Evaluation type combo default {evaluation} var full var material"));
     send(out, "option name UCI_AnalyseMode type check default false");
     send(out, "option name VariantPath type string default <empty>");
     send(out, "uciok");

@@ -214,6 +214,7 @@ impl Session<'_> {
         self.send(&format!("feature option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\""));
         self.send(&format!("feature option=\"Move Overhead -spin {} 0 10000\"", self.engine.options().move_overhead));
         self.send("feature option=\"Clear Hash -button\"");
+        self.send("feature option=\"Evaluation -combo *full /// material\"");
         self.send("feature option=\"VariantPath -path .\"");
         self.send("feature done=1");
     }

@@ -160,3 +160,15 @@ fn very_long_lines_are_answered_briefly() {
     uci_says(&[&long], &quoted);
     xboard_says(&[&long], &format!("Error (unknown command): {}...", "x".repeat(80)));
 }
+
+#[test]
+fn unknown_option_value() {
+    uci_says(
+        &["setoption name Evaluation value clever"],
+        "info string error: bad value \"clever\" for option \"Evaluation\"",
+    );
+    xboard_says(
+        &["option Evaluation=clever"],
+        "Error (bad value \"clever\" for option \"Evaluation\"): option Evaluation=clever",
+    );
+}

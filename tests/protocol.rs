@@ -433,3 +433,25 @@ fn xboard_as_first_uci_line_switches_protocol() {
     s.expect(5, "pong", |l| l == "pong 9");
     s.quit("quit");
 }
+
+#[test]
+fn material_evaluation_scores_material_alone() {
+    // A lone knight on d4: the full evaluation adds centralisation and tempo,
+    // the material baseline says exactly the knight's value (320 in chess.var).
+    let mut s = Session::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "Evaluation option", |l| l == "option name Evaluation type combo default full var full var material");
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("setoption name Evaluation value material");
+    s.send("position fen 4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
+    s.send("go depth 1");
+    let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
+    assert!(info.contains(" score cp 320 "), "{info}");
+    bestmove(&mut s, 10);
+    s.send("setoption name Evaluation value full");
+    s.send("go depth 1");
+    let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
+    assert!(!info.contains(" score cp 320 "), "{info}");
+    bestmove(&mut s, 10);
+    s.quit("quit");
+}

@@ -197,6 +197,10 @@ pub fn play_game(
         record.termination = termination;
         record.reason = reason;
     };
+    // The side `loser` loses the game for `termination`.
+    let lose = |record: &mut GameRecord, loser: Color, termination: Termination, reason: String| {
+        finish(record, Some(Outcome::win_for(!loser)), termination, reason);
+    };
     for (i, engine) in engines.iter_mut().enumerate() {
         if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc[i], stop) {
             faults[i] = true;
@@ -228,12 +232,8 @@ pub fn play_game(
             }
             Some(Verdict::Loses(side)) => {
                 let loser = if side == 0 { Color::White } else { Color::Black };
-                finish(
-                    &mut record,
-                    Some(Outcome::win_for(!loser)),
-                    Termination::Adjudication,
-                    format!("{} wins by adjudication", side_name(!loser)),
-                );
+                let reason = format!("{} wins by adjudication", side_name(!loser));
+                lose(&mut record, loser, Termination::Adjudication, reason);
                 break;
             }
             None => {}
@@ -273,21 +273,16 @@ pub fn play_game(
                 if !clocks[idx].charge(used, setup.margin)
                     || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
                 {
-                    finish(
-                        &mut record,
-                        Some(Outcome::win_for(!us)),
-                        Termination::TimeForfeit,
-                        format!("{name} loses on time"),
-                    );
+                    lose(&mut record, us, Termination::TimeForfeit, format!("{name} loses on time"));
                     break;
                 }
                 let m = match pos.parse_move(&text) {
                     Ok(m) => m,
                     Err(_) => {
                         faults[idx] = true;
-                        finish(
+                        lose(
                             &mut record,
-                            Some(Outcome::win_for(!us)),
+                            us,
                             Termination::IllegalMove,
                             format!("{name} makes an illegal move: {text}"),
                         );
@@ -310,7 +305,7 @@ pub fn play_game(
                 });
             }
             Ok(Reply::Resign) => {
-                finish(&mut record, Some(Outcome::win_for(!us)), Termination::Normal, format!("{name} resigns"));
+                lose(&mut record, us, Termination::Normal, format!("{name} resigns"));
                 break;
             }
             Err(EngineError::Stopped) => {
@@ -319,12 +314,7 @@ pub fn play_game(
             }
             Err(EngineError::Timeout) => {
                 faults[idx] = true;
-                finish(
-                    &mut record,
-                    Some(Outcome::win_for(!us)),
-                    Termination::TimeForfeit,
-                    format!("{name} loses on time"),
-                );
+                lose(&mut record, us, Termination::TimeForfeit, format!("{name} loses on time"));
                 break;
             }
             Err(e) => {
@@ -333,7 +323,7 @@ pub fn play_game(
                     EngineError::Disconnected(why) => format!("{name} disconnects ({why})"),
                     other => format!("{name}: {other}"),
                 };
-                finish(&mut record, Some(Outcome::win_for(!us)), Termination::Abandoned, reason);
+                lose(&mut record, us, Termination::Abandoned, reason);
                 break;
             }
         }

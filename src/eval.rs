@@ -187,8 +187,9 @@ impl Evaluator {
                 }
             }
         }
+        let start = Position::startpos(Arc::clone(variant)).ok();
         let mut phase_total = 0;
-        if let Ok(start) = Position::startpos(Arc::clone(variant)) {
+        if let Some(start) = &start {
             for &sq in start.squares() {
                 let c = start.cell(sq);
                 if c.is_piece() {
@@ -218,8 +219,8 @@ impl Evaluator {
         // at the start, so a material lead there says more about our values
         // for fairy pieces than about the game. The lead is taken back in the
         // middlegame score; it fades with the pieces as the game goes on.
-        if let Ok(start) = Position::startpos(Arc::clone(variant)) {
-            let lead = evaluator.material(&start);
+        if let Some(start) = &start {
+            let lead = evaluator.material(start);
             evaluator.army_balance = if start.side_to_move() == Color::White { -lead } else { lead };
         }
         evaluator

@@ -306,7 +306,7 @@ impl<'a> Search<'a> {
         let (soft, hard) = time_budget(limits, pos.side_to_move());
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
-        pos.history.reserve(MAX_PLY + 8);
+        pos.reserve_history(MAX_PLY + 8);
         Search {
             pos,
             tt,

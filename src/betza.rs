@@ -8,79 +8,11 @@
 //! `f b l r v s` (adjacent `fl`-style pairs mean one diagonal direction);
 //! and bent riders in brackets, `[F-W3..]`, whose second leg continues outward
 //! (the Tamerlane giraffe). Anything else is an error with its column.
-//! Uses nothing else in the crate.
+//! Uses the rule types of motion.
 
 use std::fmt;
 
-/// Whether a rule may move to an empty square, capture, or both.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Mode {
-    /// Only to an empty square (`m`).
-    Quiet,
-    /// Only capturing (`c`).
-    Capture,
-    /// Either.
-    Both,
-}
-
-impl Mode {
-    /// True when the rule may end on an empty square.
-    #[inline]
-    pub fn quiet(self) -> bool {
-        self != Mode::Capture
-    }
-    /// True when the rule may capture.
-    #[inline]
-    pub fn captures(self) -> bool {
-        self != Mode::Quiet
-    }
-}
-
-/// How a rule travels along its step.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum Motion {
-    /// One jump of the step.
-    Leap,
-    /// One jump whose intermediate square (step `via`) must be empty.
-    Lame {
-        /// Step from the origin to the square that must be empty.
-        via: (i8, i8),
-    },
-    /// Repeated steps over empty squares, stopping after `min..=max` steps.
-    Ride {
-        /// Fewest steps.
-        min: u8,
-        /// Most steps.
-        max: u8,
-    },
-    /// Slide to a screen, jump it, then slide on (quiet) or take the first man beyond.
-    Hop,
-    /// One step of the rule's step onto an empty square, then ride outward
-    /// along `second` for `min..=max` further steps.
-    Bent {
-        /// The direction of the second leg.
-        second: (i8, i8),
-        /// Fewest steps of the second leg.
-        min: u8,
-        /// Most steps of the second leg.
-        max: u8,
-    },
-}
-
-/// One direction of movement of a piece, independent of colour (White's view).
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub struct MoveRule {
-    /// Files per step (positive = towards the h/j-file).
-    pub dx: i8,
-    /// Ranks per step (positive = forward for White).
-    pub dy: i8,
-    /// How the step is repeated.
-    pub motion: Motion,
-    /// Quiet, capture or both.
-    pub mode: Mode,
-    /// Only from the piece's initial rank.
-    pub initial_only: bool,
-}
+use crate::motion::{Mode, Motion, MoveRule, Vector};
 
 /// A Betza syntax error: the column (1-based, in the Betza text) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,8 +32,6 @@ impl fmt::Display for BetzaError {
 /// Unlimited rider range (longer than any board).
 pub const UNLIMITED: u8 = 16;
 
-/// A step in files and ranks.
-type Vector = (i8, i8);
 /// A rider's (min, max) steps.
 type Range = (u8, u8);
 

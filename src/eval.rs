@@ -24,9 +24,10 @@
 use std::sync::Arc;
 
 use crate::geometry::{Square, MAILBOX_SIZE};
+use crate::motion::{for_each_target, Board, CompiledRule, Mode};
 use crate::piece::{Cell, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
-use crate::variant::{CompiledMotion, Variant};
+use crate::variant::Variant;
 
 /// Largest phase value (all non-pawn material on the board).
 const PHASE_MAX: i32 = 256;
@@ -69,56 +70,29 @@ pub struct Evaluator {
     phase_total: i32,
 }
 
-/// Squares a man of `kind` and `color` reaches from `from` on an otherwise empty board.
-fn empty_board_reach(variant: &Variant, color: Color, kind: PieceKind, from: Square) -> i32 {
-    let shape = &variant.shape;
+/// The board of `variant` with no men on it.
+fn empty_board(variant: &Variant) -> Board {
+    let mut board = [Cell::OFFBOARD; MAILBOX_SIZE];
+    for sq in variant.shape.squares() {
+        board[sq.index()] = Cell::EMPTY;
+    }
+    board
+}
+
+/// Squares a man of `kind` and `color` reaches from `from` on `empty`, an
+/// empty board, by moving or capturing (each square counted once).
+fn empty_board_reach(variant: &Variant, empty: &Board, color: Color, kind: PieceKind, from: Square) -> i32 {
     let mut seen = [false; MAILBOX_SIZE];
     let mut count = 0;
-    let mut mark = |sq: Square| {
-        if !seen[sq.index()] {
-            seen[sq.index()] = true;
-            count += 1;
-        }
-    };
-    for rule in &variant.rules[color][kind.index()] {
-        match rule.motion {
-            CompiledMotion::Leap | CompiledMotion::Lame { .. } => {
-                let to = from.offset(rule.step);
-                if shape.contains(to) {
-                    mark(to);
-                }
+    for rule in variant.motion.rules(color, kind) {
+        // On an empty board a capturing rule reaches the squares it could take on.
+        let rule = CompiledRule { mode: Mode::Both, ..*rule };
+        for_each_target(empty, from, &rule, !color, |to| {
+            if !seen[to.index()] {
+                seen[to.index()] = true;
+                count += 1;
             }
-            CompiledMotion::Ride { min, max } => {
-                let mut to = from;
-                for k in 1..=max {
-                    to = to.offset(rule.step);
-                    if !shape.contains(to) {
-                        break;
-                    }
-                    if k >= min {
-                        mark(to);
-                    }
-                }
-            }
-            // A hopper needs a screen: on an empty board it reaches nothing.
-            CompiledMotion::Hop => {}
-            CompiledMotion::Bent { second, min, max } => {
-                let corner = from.offset(rule.step);
-                if !shape.contains(corner) {
-                    continue;
-                }
-                let mut to = corner;
-                for k in 1..=max {
-                    to = to.offset(second);
-                    if !shape.contains(to) {
-                        break;
-                    }
-                    if k >= min {
-                        mark(to);
-                    }
-                }
-            }
-        }
+        });
     }
     count
 }
@@ -130,6 +104,7 @@ impl Evaluator {
         let kinds = v.kind_count().min(MAX_KINDS);
         let shape = v.shape;
         let squares: Vec<Square> = shape.squares().collect();
+        let empty = empty_board(v);
         let mut value = [0i32; MAX_KINDS];
         let mut hand_value = [0i32; MAX_KINDS];
         let mut pawns = 0u32;
@@ -144,7 +119,7 @@ impl Evaluator {
                 pawns |= 1 << k;
             }
             // Average empty-board reach (from White's side; it is symmetric).
-            let total: i32 = squares.iter().map(|&sq| empty_board_reach(v, Color::White, kind, sq)).sum();
+            let total: i32 = squares.iter().map(|&sq| empty_board_reach(v, &empty, Color::White, kind, sq)).sum();
             let average = total / squares.len().max(1) as i32;
             let declared = v.pieces[k].value;
             value[k] = if royal {
@@ -168,7 +143,7 @@ impl Evaluator {
                         Color::White => sq.rank() as i32,
                         Color::Black => ranks - 1 - sq.rank() as i32,
                     };
-                    let reach = empty_board_reach(v, color, kind, sq);
+                    let reach = empty_board_reach(v, &empty, color, kind, sq);
                     let central = ((reach - average) * 40 / average.max(1)).clamp(-30, 30);
                     let (m, e) = if royal {
                         (-12 * progress.min(3) - central / 2, central)
@@ -353,38 +328,14 @@ impl Evaluator {
     }
 
     /// Squares a man reaches on the actual board: empty ones and enemy men
-    /// for its capturing rules (hoppers and bent riders are left out: rare
-    /// and costly).
+    /// for its capturing rules (initial moves, hoppers and bent riders are
+    /// left out: rare and costly).
     fn mobility(&self, pos: &Position, from: Square, cell: Cell) -> i32 {
-        let board = &pos.board;
         let color = cell.color();
         let mut count = 0;
-        for rule in &self.variant.rules[color][cell.kind().index()] {
-            if rule.initial_only {
-                continue;
-            }
-            let (quiet, captures) = (rule.mode.quiet(), rule.mode.captures());
-            match rule.motion {
-                CompiledMotion::Leap | CompiledMotion::Lame { .. } => {
-                    let t = board[from.offset(rule.step).index()];
-                    if (t.is_empty() && quiet) || (captures && t.is_color(!color)) {
-                        count += 1;
-                    }
-                }
-                CompiledMotion::Ride { max, .. } => {
-                    let mut to = from;
-                    for _ in 0..max {
-                        to = to.offset(rule.step);
-                        let t = board[to.index()];
-                        if t.is_empty() {
-                            count += i32::from(quiet);
-                        } else {
-                            count += i32::from(captures && t.is_color(!color));
-                            break;
-                        }
-                    }
-                }
-                CompiledMotion::Hop | CompiledMotion::Bent { .. } => {}
+        for rule in self.variant.motion.rules(color, cell.kind()) {
+            if !rule.initial_only && rule.motion.is_simple() {
+                for_each_target(pos.board(), from, rule, !color, |_| count += 1);
             }
         }
         count

@@ -1,12 +1,22 @@
-//! Move generation: one ray walker for every compiled rule, plus en passant,
-//! castling, drops, setup swaps and king succession; and the legality filter
-//! with a fast path for moves that cannot expose the king (uses position).
+//! Move generation: every piece rule through the motion module's forward
+//! walker, plus en passant, castling, drops, setup swaps and king succession;
+//! and the legality filter with a fast path for moves that cannot expose the
+//! king (uses position, motion).
 
-use crate::geometry::{Square, SquareSet};
+use crate::geometry::Square;
+use crate::motion::for_each_target;
 use crate::moves::{Move, MoveKind, MoveList};
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
-use crate::variant::CompiledMotion;
+
+/// Appends `m`. The loader bounds every variant's move count by the list's
+/// capacity, so a full list is a bug: it is caught in debug builds, not
+/// skipped over.
+#[inline(always)]
+fn push(out: &mut MoveList, m: Move) {
+    let pushed = out.try_push(m);
+    debug_assert!(pushed.is_ok(), "move list full");
+}
 
 impl Position {
     #[inline]
@@ -15,11 +25,11 @@ impl Position {
         let promotions = &self.variant.promotions[us][kind.index()];
         if !promotions.is_empty() && to.rank() == self.variant.promotion_rank[us] {
             for &p in promotions {
-                let _ = out.try_push(Move::new(from, to, MoveKind::Promotion, p));
+                push(out, Move::new(from, to, MoveKind::Promotion, p));
             }
         } else {
             let kind = if double { MoveKind::DoublePush } else { MoveKind::Normal };
-            let _ = out.try_push(Move::new(from, to, kind, PieceKind(0)));
+            push(out, Move::new(from, to, kind, PieceKind(0)));
         }
     }
 
@@ -39,91 +49,14 @@ impl Position {
                 continue;
             }
             let kind = cell.kind();
-            for rule in &variant.rules[us][kind.index()] {
+            for rule in variant.motion.rules(us, kind) {
                 if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
                     continue;
                 }
-                let step = rule.step;
-                let quiet = rule.mode.quiet();
-                let captures = rule.mode.captures();
-                match rule.motion {
-                    CompiledMotion::Leap | CompiledMotion::Lame { .. } => {
-                        if let CompiledMotion::Lame { via } = rule.motion {
-                            if !board[from.offset(via).index()].is_empty() {
-                                continue;
-                            }
-                        }
-                        let to = from.offset(step);
-                        let t = board[to.index()];
-                        if (t.is_empty() && quiet) || (captures && t.is_color(them)) {
-                            let double = rule.initial_only
-                                && matches!(rule.motion, CompiledMotion::Lame { .. })
-                                && variant.is_en_passant_kind(kind);
-                            self.push_move(out, from, to, kind, double);
-                        }
-                    }
-                    CompiledMotion::Ride { min, max } => {
-                        let mut to = from;
-                        for k in 1..=max {
-                            to = to.offset(step);
-                            let t = board[to.index()];
-                            if t.is_empty() {
-                                if quiet && k >= min {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                            } else {
-                                if captures && k >= min && t.is_color(them) {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    CompiledMotion::Hop => {
-                        let mut to = from.offset(step);
-                        while board[to.index()].is_empty() {
-                            to = to.offset(step);
-                        }
-                        if board[to.index()] == Cell::OFFBOARD {
-                            continue;
-                        }
-                        loop {
-                            to = to.offset(step);
-                            let t = board[to.index()];
-                            if t.is_empty() {
-                                if quiet {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                            } else {
-                                if captures && t.is_color(them) {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                                break;
-                            }
-                        }
-                    }
-                    CompiledMotion::Bent { second, min, max } => {
-                        let corner = from.offset(step);
-                        if !board[corner.index()].is_empty() {
-                            continue;
-                        }
-                        let mut to = corner;
-                        for k in 1..=max {
-                            to = to.offset(second);
-                            let t = board[to.index()];
-                            if t.is_empty() {
-                                if quiet && k >= min {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                            } else {
-                                if captures && k >= min && t.is_color(them) {
-                                    self.push_move(out, from, to, kind, false);
-                                }
-                                break;
-                            }
-                        }
-                    }
-                }
+                for_each_target(board, from, rule, them, |to| {
+                    let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
+                    self.push_move(out, from, to, kind, double);
+                });
             }
         }
         if self.st.ep != NO_SQUARE {
@@ -138,17 +71,9 @@ impl Position {
     }
 
     fn generate_en_passant(&self, out: &mut MoveList) {
-        let us = self.side;
         let ep = self.st.ep;
-        for rule in &self.variant.attacks[us] {
-            if rule.motion != CompiledMotion::Leap {
-                continue;
-            }
-            let from = ep.offset(-rule.step);
-            let cell = self.board[from.index()];
-            if cell.is_color(us) && rule.cells >> cell.0 & 1 != 0 && self.variant.is_en_passant_kind(cell.kind()) {
-                let _ = out.try_push(Move::new(from, ep, MoveKind::EnPassant, PieceKind(0)));
-            }
+        for from in self.ep_captors(ep) {
+            push(out, Move::new(from, ep, MoveKind::EnPassant, PieceKind(0)));
         }
     }
 
@@ -186,7 +111,7 @@ impl Position {
             if king == king_to && self.attacked_by(king, them) {
                 continue;
             }
-            let _ = out.try_push(Move::new(king, rook, MoveKind::Castle, PieceKind(0)));
+            push(out, Move::new(king, rook, MoveKind::Castle, PieceKind(0)));
         }
     }
 
@@ -199,7 +124,7 @@ impl Position {
             let forbidden = self.variant.drop_forbidden[us][k];
             for &sq in self.board_squares.iter() {
                 if self.board[sq.index()].is_empty() && forbidden >> sq.rank() & 1 == 0 {
-                    let _ = out.try_push(Move::new(NO_SQUARE, sq, MoveKind::Drop, PieceKind(k as u8)));
+                    push(out, Move::new(NO_SQUARE, sq, MoveKind::Drop, PieceKind(k as u8)));
                 }
             }
         }
@@ -213,7 +138,7 @@ impl Position {
         if king == NO_SQUARE {
             return;
         }
-        let _ = out.try_push(Move::new(king, king, MoveKind::Pass, PieceKind(0)));
+        push(out, Move::new(king, king, MoveKind::Pass, PieceKind(0)));
         let rank = self.variant.absolute_rank(us, 1);
         let files = self.variant.shape.files;
         let royal = self.variant.royal;
@@ -256,7 +181,7 @@ impl Position {
                         continue;
                     }
                 }
-                let _ = out.try_push(Move::new(a_sq, b_sq, MoveKind::Swap, PieceKind(0)));
+                push(out, Move::new(a_sq, b_sq, MoveKind::Swap, PieceKind(0)));
             }
         }
     }
@@ -286,9 +211,9 @@ impl Position {
         } else {
             let variant = &*self.variant;
             let (kx, ky) = (king.file() as i32, king.rank() as i32);
-            let mut mask = variant.hop_rules_through(them, to.file() as i32 - kx, to.rank() as i32 - ky);
+            let mut mask = variant.motion.hop_rules_through(them, to.file() as i32 - kx, to.rank() as i32 - ky);
             if !is_drop {
-                mask |= variant.rules_through(them, from.file() as i32 - kx, from.rank() as i32 - ky);
+                mask |= variant.motion.rules_through(them, from.file() as i32 - kx, from.rank() as i32 - ky);
             }
             if mask == 0 {
                 return true;
@@ -311,40 +236,6 @@ impl Position {
         !attacked
     }
 
-    /// Squares whose man, by leaving, could uncover an attack on our king
-    /// (the first man on each enemy line out of the king, and the second on
-    /// hopper lines), and the empty squares where an arriving man would
-    /// become a hopper's screen (between the king and the first man).
-    fn exposure(&self) -> (SquareSet, SquareSet) {
-        let us = self.side;
-        let king = self.kings[us];
-        let mut leaving = SquareSet::default();
-        let mut arriving = SquareSet::default();
-        for &(step, hop) in &self.variant.lines_out[!us] {
-            let mut s = king.offset(step);
-            while self.board[s.index()].is_empty() {
-                if hop {
-                    arriving.insert(s);
-                }
-                s = s.offset(step);
-            }
-            if self.board[s.index()] == Cell::OFFBOARD {
-                continue;
-            }
-            leaving.insert(s);
-            if hop {
-                s = s.offset(step);
-                while self.board[s.index()].is_empty() {
-                    s = s.offset(step);
-                }
-                if self.board[s.index()] != Cell::OFFBOARD {
-                    leaving.insert(s);
-                }
-            }
-        }
-        (leaving, arriving)
-    }
-
     /// All legal moves. In a succession variant a checkmated side with a safe
     /// joker gets the king-joker swaps as its only moves.
     pub fn generate_legal(&mut self, out: &mut MoveList) {
@@ -355,8 +246,9 @@ impl Position {
             let king = self.kings[self.side];
             // Outside check, a move that neither leaves an exposed square nor
             // lands between the king and a hopper's screen is legal as it stands.
-            let shortcut = !in_check && king != NO_SQUARE && self.variant.lines_exact;
-            let (leaving, arriving) = if shortcut { self.exposure() } else { Default::default() };
+            let shortcut = !in_check && king != NO_SQUARE && self.variant.motion.lines_exact();
+            let (leaving, arriving) =
+                if shortcut { self.variant.motion.exposure(&self.board, king, !self.side) } else { Default::default() };
             let mut i = 0;
             while i < out.len() {
                 let m = out[i];
@@ -390,7 +282,7 @@ impl Position {
             if self.board[sq.index()] == joker_cell {
                 let m = Move::new(king, sq, MoveKind::Swap, PieceKind(0));
                 if self.is_legal_full(m) {
-                    let _ = out.try_push(m);
+                    push(out, m);
                 }
             }
         }

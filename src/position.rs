@@ -1,17 +1,22 @@
 //! The position: mailbox board, hands, side to move, castling, en passant,
 //! clocks, setup phase and an incrementally updated Zobrist hash; make/unmake
-//! with a state stack; the generic attack test (uses variant, zobrist, moves).
+//! with a stack of [`StateInfo`]; attack queries, answered by the variant's
+//! [`MotionTables`](crate::motion::MotionTables) (uses variant, motion,
+//! zobrist, moves).
 
 use std::sync::Arc;
 
+use arrayvec::ArrayVec;
+
 use crate::geometry::{Square, MAILBOX_SIZE};
+use crate::motion::{AttackerList, Board};
 use crate::moves::{Move, MoveKind};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
-use crate::variant::{AttackRule, CompiledMotion, Variant};
+use crate::variant::Variant;
 
 /// Everything make must save for unmake besides the move itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct State {
+pub struct StateInfo {
     /// Zobrist hash of the position.
     pub hash: u64,
     /// Castling rights: bit `2 * colour + side` (side 0 = queen side, 1 = king side).
@@ -36,20 +41,26 @@ pub struct State {
 #[derive(Clone, Debug)]
 pub struct Position {
     pub(crate) variant: Arc<Variant>,
-    pub(crate) board: [Cell; MAILBOX_SIZE],
+    pub(crate) board: Board,
     pub(crate) hands: ByColor<[u8; MAX_KINDS]>,
     pub(crate) side: Color,
     pub(crate) kings: ByColor<Square>,
     /// Rook squares that carry castling rights: [queen side, king side].
     pub(crate) castle_rooks: ByColor<[Square; 2]>,
-    pub(crate) st: State,
-    pub(crate) history: Vec<State>,
-    /// Hashes of the positions before each move (for repetition).
+    /// The current state; `history` holds those before each move (unmake
+    /// restores them; repetition scans their hashes).
+    pub(crate) st: StateInfo,
+    pub(crate) history: Vec<StateInfo>,
+    /// The board's squares, a1 first.
     pub(crate) board_squares: Arc<[Square]>,
 }
 
 /// The square that means "none" (mailbox padding).
 pub const NO_SQUARE: Square = Square(0);
+
+/// Most men that can take en passant on one square: one per distinct leap
+/// of at most 3 files and 3 ranks.
+const MAX_EP_CAPTORS: usize = 48;
 
 impl Position {
     /// The variant being played.
@@ -75,7 +86,7 @@ impl Position {
         self.st.hash
     }
     /// Current state (clocks, rights, e.p.).
-    pub fn state(&self) -> &State {
+    pub fn state(&self) -> &StateInfo {
         &self.st
     }
     /// The royal square of `color` (None when the variant or position has none).
@@ -94,6 +105,27 @@ impl Position {
     pub fn ply_count(&self) -> usize {
         self.history.len()
     }
+    /// Makes room for `plies` more moves, so that make does not allocate
+    /// during a search.
+    pub fn reserve_history(&mut self, plies: usize) {
+        self.history.reserve(plies);
+    }
+    /// The mailbox (padding cells are [`Cell::OFFBOARD`]).
+    #[inline]
+    pub(crate) fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Puts `cell` on `sq` and nothing else: the hash, hands, king squares
+    /// and history are left as they were. For exchange evaluation only
+    /// (moving men on and off a square between calls to
+    /// [`Position::attackers`]); restore every edited square before anything
+    /// else reads the position.
+    #[inline]
+    pub fn set_cell_raw(&mut self, sq: Square, cell: Cell) {
+        debug_assert!(self.board[sq.index()] != Cell::OFFBOARD && cell != Cell::OFFBOARD, "off the board");
+        self.board[sq.index()] = cell;
+    }
 
     /// An empty position of `variant` (used by the FEN parser).
     pub(crate) fn empty(variant: Arc<Variant>) -> Position {
@@ -109,7 +141,7 @@ impl Position {
             side: Color::White,
             kings: ByColor([NO_SQUARE; 2]),
             castle_rooks: ByColor([[NO_SQUARE; 2]; 2]),
-            st: State {
+            st: StateInfo {
                 hash: 0,
                 castling: 0,
                 ep: NO_SQUARE,
@@ -423,23 +455,10 @@ impl Position {
     fn set_ep_if_capturable(&mut self, ep: Square, victim: Square) {
         self.st.ep = ep;
         self.st.ep_victim = victim;
-        let us = self.side;
-        let mut found = false;
-        let attacks = Arc::clone(&self.variant);
-        for rule in &attacks.attacks[us] {
-            if rule.motion != CompiledMotion::Leap {
-                continue;
-            }
-            let from = ep.offset(-rule.step);
-            let cell = self.board[from.index()];
-            if cell.is_color(us) && rule.cells >> cell.0 & 1 != 0 && self.variant.is_en_passant_kind(cell.kind()) {
-                let m = Move::new(from, ep, MoveKind::EnPassant, PieceKind(0));
-                if self.is_legal_full(m) {
-                    found = true;
-                    break;
-                }
-            }
-        }
+        let found = self.ep_captors(ep).into_iter().any(|from| {
+            let m = Move::new(from, ep, MoveKind::EnPassant, PieceKind(0));
+            self.is_legal_full(m)
+        });
         if found {
             self.st.hash ^= self.variant.zobrist.ep_file[ep.file() as usize];
         } else {
@@ -448,81 +467,41 @@ impl Position {
         }
     }
 
+    /// Men of the side to move that may take en passant on `ep`: men of an
+    /// e.p. kind that attack it by a plain leap.
+    pub(crate) fn ep_captors(&self, ep: Square) -> ArrayVec<Square, MAX_EP_CAPTORS> {
+        let mut captors = ArrayVec::new();
+        self.variant.motion.for_each_leaper(&self.board, ep, self.side, |from| {
+            if self.variant.is_en_passant_kind(self.board[from.index()].kind()) {
+                let pushed = captors.try_push(from);
+                debug_assert!(pushed.is_ok(), "more e.p. captors than leaps");
+            }
+        });
+        captors
+    }
+
     /// Is `sq` attacked by a man of `by`? Knows every motion: leaps, lame
-    /// leaps, riders, hoppers and bent riders, walking back from the target.
-    pub fn attacked_by(&self, sq: Square, by: Color) -> bool {
-        self.variant.attacks[by].iter().any(|rule| self.attacks_by_rule(sq, rule))
-    }
-
-    /// Is `sq` attacked by a man of `by` through one of the rules in `mask`
-    /// (bit i = `variant.attacks[by][i]`; a full mask means all of them)?
-    pub(crate) fn attacked_by_rules(&self, sq: Square, by: Color, mask: u128) -> bool {
-        if mask == u128::MAX {
-            return self.attacked_by(sq, by);
-        }
-        let rules = &self.variant.attacks[by];
-        let mut m = mask;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if rules.get(i).is_some_and(|rule| self.attacks_by_rule(sq, rule)) {
-                return true;
-            }
-        }
-        false
-    }
-
+    /// leaps, riders, hoppers and bent riders.
     #[inline]
-    fn attacks_by_rule(&self, sq: Square, rule: &AttackRule) -> bool {
-        let board = &self.board;
-        let step = rule.step;
-        match rule.motion {
-            CompiledMotion::Leap => rule.cells >> board[sq.offset(-step).index()].0 & 1 != 0,
-            CompiledMotion::Lame { via } => {
-                let from = sq.offset(-step);
-                rule.cells >> board[from.index()].0 & 1 != 0 && board[from.offset(via).index()].is_empty()
-            }
-            CompiledMotion::Ride { min, max } => {
-                let mut s = sq;
-                for k in 1..=max {
-                    s = s.offset(-step);
-                    let c = board[s.index()];
-                    if !c.is_empty() {
-                        return k >= min && rule.cells >> c.0 & 1 != 0;
-                    }
-                }
-                false
-            }
-            CompiledMotion::Hop => {
-                let mut s = sq.offset(-step);
-                while board[s.index()].is_empty() {
-                    s = s.offset(-step);
-                }
-                if board[s.index()] == Cell::OFFBOARD {
-                    return false;
-                }
-                s = s.offset(-step);
-                while board[s.index()].is_empty() {
-                    s = s.offset(-step);
-                }
-                rule.cells >> board[s.index()].0 & 1 != 0
-            }
-            CompiledMotion::Bent { second, min, max } => {
-                // Path squares sq - second*j (j = 1..k) must be empty; the
-                // rider stands one first-step behind the last of them.
-                let mut s = sq;
-                for k in 1..=max {
-                    s = s.offset(-second);
-                    if !board[s.index()].is_empty() {
-                        return false;
-                    }
-                    if k >= min && rule.cells >> board[s.offset(-step).index()].0 & 1 != 0 {
-                        return true;
-                    }
-                }
-                false
-            }
-        }
+    pub fn attacked_by(&self, sq: Square, by: Color) -> bool {
+        self.variant.motion.attacked(&self.board, sq, by)
+    }
+
+    /// Is `sq` attacked by a man of `by` through one of the attack rules in
+    /// `mask` (see [`MotionTables::attacked_through`](crate::motion::MotionTables::attacked_through))?
+    #[inline]
+    pub(crate) fn attacked_by_rules(&self, sq: Square, by: Color, mask: u128) -> bool {
+        self.variant.motion.attacked_through(&self.board, sq, by, mask)
+    }
+
+    /// Replaces `out` with every man of `by` that could capture a man on
+    /// `sq` now, each once: capturing rules only (a man that cannot capture
+    /// attacks nothing), pawns by their capture steps, hoppers with the
+    /// screen they jump (`Attacker::screen`). What stands on `sq` does not
+    /// matter, so exchange evaluation may call it again after
+    /// [`Position::set_cell_raw`] edits. Allocation-free.
+    pub fn attackers(&self, sq: Square, by: Color, out: &mut AttackerList) {
+        self.variant.motion.attackers(&self.board, sq, by, out);
     }
 
     /// True when the side to move's royal piece is attacked.

@@ -347,7 +347,7 @@ impl<'a> Search<'a> {
         let (soft, hard) = time_budget(limits, pos.side_to_move());
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
-        pos.history.reserve(MAX_PLY + 8);
+        pos.reserve_history(MAX_PLY + 8);
         let (shape, kinds) = (pos.variant().shape, pos.variant().kind_count());
         if !histories.fits(shape, kinds) {
             histories = Box::new(Histories::new(shape, kinds));

@@ -1,0 +1,371 @@
+//! How men move. One module says it once:
+//! - the rule types: [`MoveRule`] as a variant file declares it (Betza,
+//!   White's view) and [`CompiledRule`], the same rule in mailbox offsets for
+//!   one colour; both share the one [`Motion`] enum;
+//! - the forward walker ([`for_each_target`]): where a rule takes a man, for
+//!   move generation and for the evaluation's reach and mobility;
+//! - the reverse walker ([`AttackRule::for_each_attacker`]): which men attack
+//!   a square and through which screen, for the attack test and for
+//!   [`MotionTables::attackers`] (static exchange evaluation);
+//! - [`MotionTables`]: the compiled rules of a variant and the tables of the
+//!   legality shortcut, built once when the variant loads.
+//!
+//! Every `match` over motion kinds in the crate is in this file.
+//! Uses geometry and piece.
+
+mod tables;
+#[cfg(test)]
+mod tests;
+
+pub use tables::{Attacker, AttackerList, MotionTables, MAX_ATTACKERS};
+
+use crate::geometry::{offset, Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
+use crate::piece::{Cell, Color};
+
+/// The mailbox: one cell per square, padding included.
+pub type Board = [Cell; MAILBOX_SIZE];
+
+/// A step in files and ranks (positive: towards the last file; forward for White).
+pub type Vector = (i8, i8);
+
+/// Whether a rule may move to an empty square, capture, or both.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Mode {
+    /// Only to an empty square (`m`).
+    Quiet,
+    /// Only capturing (`c`).
+    Capture,
+    /// Either.
+    Both,
+}
+
+impl Mode {
+    /// True when the rule may end on an empty square.
+    #[inline]
+    pub fn quiet(self) -> bool {
+        self != Mode::Capture
+    }
+    /// True when the rule may capture.
+    #[inline]
+    pub fn captures(self) -> bool {
+        self != Mode::Quiet
+    }
+}
+
+/// How a rule travels along its step. `S` is the type of a step: a
+/// [`Vector`] in a declared [`MoveRule`], a mailbox offset (the default) in a
+/// [`CompiledRule`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Motion<S = i16> {
+    /// One jump of the step.
+    Leap,
+    /// One jump whose intermediate square (`via` from the origin) must be empty.
+    Lame {
+        /// Step from the origin to the square that must be empty.
+        via: S,
+    },
+    /// Repeated steps over empty squares, stopping after `min..=max` steps.
+    Ride {
+        /// Fewest steps.
+        min: u8,
+        /// Most steps.
+        max: u8,
+    },
+    /// Slide to a screen, jump it, then slide on (quiet) or take the first man beyond.
+    Hop,
+    /// One step of the rule's step onto an empty square, then ride outward
+    /// along `second` for `min..=max` further steps.
+    Bent {
+        /// The direction of the second leg.
+        second: S,
+        /// Fewest steps of the second leg.
+        min: u8,
+        /// Most steps of the second leg.
+        max: u8,
+    },
+}
+
+impl<S: Copy> Motion<S> {
+    /// The same motion with every step converted by `f`.
+    pub fn map<T>(self, f: impl Fn(S) -> T) -> Motion<T> {
+        match self {
+            Motion::Leap => Motion::Leap,
+            Motion::Lame { via } => Motion::Lame { via: f(via) },
+            Motion::Ride { min, max } => Motion::Ride { min, max },
+            Motion::Hop => Motion::Hop,
+            Motion::Bent { second, min, max } => Motion::Bent { second: f(second), min, max },
+        }
+    }
+
+    /// Leaps and straight rides: no screen to find and no corner to turn.
+    /// The evaluation's mobility counts only these (the others are rare and
+    /// costlier to walk).
+    pub fn is_simple(&self) -> bool {
+        matches!(self, Motion::Leap | Motion::Lame { .. } | Motion::Ride { .. })
+    }
+
+    /// Order in which the attack test tries rules: cheap tests first.
+    fn cost(&self) -> u8 {
+        match self {
+            Motion::Leap => 0,
+            Motion::Lame { .. } => 1,
+            Motion::Ride { .. } => 2,
+            Motion::Hop => 3,
+            Motion::Bent { .. } => 4,
+        }
+    }
+}
+
+/// One direction of movement of a piece as declared, independent of colour (White's view).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct MoveRule {
+    /// Files per step (positive = towards the h/j-file).
+    pub dx: i8,
+    /// Ranks per step (positive = forward for White).
+    pub dy: i8,
+    /// How the step is repeated.
+    pub motion: Motion<Vector>,
+    /// Quiet, capture or both.
+    pub mode: Mode,
+    /// Only from the piece's initial rank.
+    pub initial_only: bool,
+}
+
+/// A move rule in mailbox offsets for one colour.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CompiledRule {
+    /// Mailbox offset of one step.
+    pub step: i16,
+    /// How the step is repeated.
+    pub motion: Motion,
+    /// Quiet, capture or both.
+    pub mode: Mode,
+    /// Only from the piece's initial ranks.
+    pub initial_only: bool,
+}
+
+/// A (files, ranks) displacement, in the board's own orientation.
+type Delta = (i32, i32);
+
+impl MoveRule {
+    /// The rule as `color` plays it: Black's forward is down the board.
+    fn oriented(&self, color: Color) -> MoveRule {
+        let flip = |(dx, dy): Vector| (dx, dy * color.forward() as i8);
+        let (dx, dy) = flip((self.dx, self.dy));
+        MoveRule { dx, dy, motion: self.motion.map(flip), ..*self }
+    }
+
+    /// The (already oriented) rule in mailbox offsets.
+    fn compiled(&self) -> CompiledRule {
+        let to_offset = |(dx, dy): Vector| offset(dx as i32, dy as i32);
+        CompiledRule {
+            step: to_offset((self.dx, self.dy)),
+            motion: self.motion.map(to_offset),
+            mode: self.mode,
+            initial_only: self.initial_only,
+        }
+    }
+
+    /// What the legality shortcut must know about this (oriented) rule's
+    /// attacks: the squares, relative to the attacked square, whose emptiness
+    /// they need; whether they hop; and the line out of the attacked square
+    /// along which a man leaving can uncover them (`None` for leaps).
+    fn attack_geometry(&self) -> AttackGeometry {
+        let (dx, dy) = (self.dx as i32, self.dy as i32);
+        let side = MAX_BOARD_SIDE as i32 - 1;
+        let back = |(x, y): Delta, n: i32| (1..=n).map(|j| (-x * j, -y * j)).collect();
+        let line = |(x, y): Delta| Some(offset(-x, -y));
+        let plain = |path| AttackGeometry { path, hops: false, line_out: None, on_a_line: true };
+        match self.motion {
+            Motion::Leap => plain(Vec::new()),
+            // The square passed lies off the line: the shortcut cannot see it.
+            Motion::Lame { via } => {
+                AttackGeometry { on_a_line: false, ..plain(vec![(via.0 as i32 - dx, via.1 as i32 - dy)]) }
+            }
+            Motion::Ride { max, .. } => {
+                AttackGeometry { line_out: line((dx, dy)), ..plain(back((dx, dy), (max as i32).min(side))) }
+            }
+            Motion::Hop => AttackGeometry { hops: true, line_out: line((dx, dy)), ..plain(back((dx, dy), side)) },
+            // Every square of a bent path lies on the target's line along the second leg.
+            Motion::Bent { second, .. } => {
+                let second = (second.0 as i32, second.1 as i32);
+                AttackGeometry { line_out: line(second), ..plain(back(second, side)) }
+            }
+        }
+    }
+}
+
+/// See [`MoveRule::attack_geometry`].
+struct AttackGeometry {
+    path: Vec<Delta>,
+    hops: bool,
+    line_out: Option<i16>,
+    on_a_line: bool,
+}
+
+impl CompiledRule {
+    /// True for a pawn's double step: an initial-only lame leap (it may
+    /// create an en-passant square).
+    #[inline]
+    pub fn is_double_step(&self) -> bool {
+        self.initial_only && matches!(self.motion, Motion::Lame { .. })
+    }
+}
+
+/// Calls `visit` with every square to which `rule` takes a man standing on
+/// `from`: empty squares if the rule moves quietly, men of `them` if it
+/// captures. Padding is never visited. The one forward walker: move
+/// generation, and the evaluation's reach and mobility, use it.
+#[inline(always)]
+pub fn for_each_target(board: &Board, from: Square, rule: &CompiledRule, them: Color, mut visit: impl FnMut(Square)) {
+    let (quiet, captures) = (rule.mode.quiet(), rule.mode.captures());
+    let step = rule.step;
+    match rule.motion {
+        Motion::Leap | Motion::Lame { .. } => {
+            if let Motion::Lame { via } = rule.motion {
+                if !board[from.offset(via).index()].is_empty() {
+                    return;
+                }
+            }
+            let to = from.offset(step);
+            let t = board[to.index()];
+            if (t.is_empty() && quiet) || (captures && t.is_color(them)) {
+                visit(to);
+            }
+        }
+        Motion::Ride { min, max } => slide(board, from, step, (min, max), (quiet, captures), them, visit),
+        Motion::Hop => {
+            let mut screen = from.offset(step);
+            while board[screen.index()].is_empty() {
+                screen = screen.offset(step);
+            }
+            if board[screen.index()] != Cell::OFFBOARD {
+                slide(board, screen, step, (1, u8::MAX), (quiet, captures), them, visit);
+            }
+        }
+        Motion::Bent { second, min, max } => {
+            let corner = from.offset(step);
+            if board[corner.index()].is_empty() {
+                slide(board, corner, second, (min, max), (quiet, captures), them, visit);
+            }
+        }
+    }
+}
+
+/// Slides from `start` (exclusive) along `step` over empty squares, visiting
+/// those `min..=max` steps away that the rule may end on, up to and including
+/// the first man (a capture when it is one of `them`).
+#[inline(always)]
+fn slide(
+    board: &Board,
+    start: Square,
+    step: i16,
+    (min, max): (u8, u8),
+    (quiet, captures): (bool, bool),
+    them: Color,
+    mut visit: impl FnMut(Square),
+) {
+    let mut to = start;
+    for k in 1..=max {
+        to = to.offset(step);
+        let t = board[to.index()];
+        if t.is_empty() {
+            if quiet && k >= min {
+                visit(to);
+            }
+        } else {
+            if captures && k >= min && t.is_color(them) {
+                visit(to);
+            }
+            return;
+        }
+    }
+}
+
+/// A way in which men of one colour can attack a square, merged over every
+/// kind sharing the geometry. `cells` is the set of cells (bit per
+/// [`Cell`] value) that attack this way.
+#[derive(Clone, Copy, Debug)]
+pub struct AttackRule {
+    /// The attacker's step (a leaper stands at target - step).
+    pub step: i16,
+    /// Geometry.
+    pub motion: Motion,
+    /// Attacking cells.
+    pub cells: u128,
+}
+
+impl AttackRule {
+    /// True for a plain leap (the only way to take en passant).
+    #[inline]
+    pub fn is_leap(&self) -> bool {
+        self.motion == Motion::Leap
+    }
+
+    /// Walks back from `sq` to the men that attack it by this rule, calling
+    /// `found(from, screen)` for each (`screen`: the hurdle of a hopper);
+    /// stops, returning true, as soon as `found` does. The square `sq`
+    /// itself is never read, so its occupant does not matter. The one
+    /// reverse walker: the attack test and the attackers list use it.
+    #[inline(always)]
+    pub fn for_each_attacker(
+        &self,
+        board: &Board,
+        sq: Square,
+        mut found: impl FnMut(Square, Option<Square>) -> bool,
+    ) -> bool {
+        let step = self.step;
+        let attacks = |c: Cell| self.cells >> c.0 & 1 != 0;
+        match self.motion {
+            Motion::Leap => {
+                let from = sq.offset(-step);
+                attacks(board[from.index()]) && found(from, None)
+            }
+            Motion::Lame { via } => {
+                let from = sq.offset(-step);
+                attacks(board[from.index()]) && board[from.offset(via).index()].is_empty() && found(from, None)
+            }
+            Motion::Ride { min, max } => {
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-step);
+                    let c = board[s.index()];
+                    if !c.is_empty() {
+                        return k >= min && attacks(c) && found(s, None);
+                    }
+                }
+                false
+            }
+            Motion::Hop => {
+                let mut screen = sq.offset(-step);
+                while board[screen.index()].is_empty() {
+                    screen = screen.offset(-step);
+                }
+                if board[screen.index()] == Cell::OFFBOARD {
+                    return false;
+                }
+                let mut s = screen.offset(-step);
+                while board[s.index()].is_empty() {
+                    s = s.offset(-step);
+                }
+                attacks(board[s.index()]) && found(s, Some(screen))
+            }
+            Motion::Bent { second, min, max } => {
+                // Path squares sq - second*j (j = 1..k) must be empty; the
+                // rider stands one first-step behind the last of them.
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-second);
+                    if !board[s.index()].is_empty() {
+                        return false;
+                    }
+                    let from = s.offset(-step);
+                    if k >= min && attacks(board[from.index()]) && found(from, None) {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
+    }
+}

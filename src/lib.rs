@@ -18,6 +18,7 @@ pub mod piece;
 pub mod position;
 pub mod protocol;
 pub mod search;
+pub mod see;
 pub mod tournament;
 pub mod tt;
 pub mod variant;

@@ -28,6 +28,7 @@ use crate::geometry::Square;
 use crate::moves::{Move, MoveKind, MoveList, MAX_MOVES};
 use crate::piece::{Cell, PieceKind};
 use crate::position::{Position, NO_SQUARE};
+use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable, TtHit};
 use history::PieceTo;
 use time::{soft_scale_percent, time_budget};
@@ -474,7 +475,14 @@ impl<'a> Search<'a> {
             + self.histories.continuation(keys[1], mover, m.to())
     }
 
-    fn score_move(&self, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+    /// Static exchange: does `m` gain at least `threshold`?
+    #[inline]
+    fn see_ge(&mut self, m: Move, threshold: i32) -> bool {
+        let eval = self.eval;
+        see_ge(self.pos, m, threshold, |k| eval.value(k))
+    }
+
+    fn score_move(&mut self, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(m) == tt_move {
             return 1 << 30;
         }
@@ -484,16 +492,15 @@ impl<'a> Search<'a> {
             let victim = self.pos.cell(v).kind();
             let victim_value = self.eval.value(victim);
             let attacker_value = self.eval.value(mover.kind());
-            // A cheap stand-in for static exchange: taking a defended man
-            // with a more valuable one probably loses material.
-            let base = if attacker_value > victim_value
-                && m.kind() != MoveKind::Promotion
-                && self.pos.attacked_by(m.to(), !self.pos.side_to_move())
-            {
-                BAD_CAPTURE
+            // Captures that lose material by static exchange go after the quiet moves.
+            let losing = if off(14) {
+                attacker_value > victim_value
+                    && m.kind() != MoveKind::Promotion
+                    && self.pos.attacked_by(m.to(), !self.pos.side_to_move())
             } else {
-                1 << 27
+                !self.see_ge(m, 0)
             };
+            let base = if losing { BAD_CAPTURE } else { 1 << 27 };
             score = base + victim_value * 16 - attacker_value / 16;
             if !off(11) {
                 score += self.histories.capture(mover, m.to(), victim) / 8;
@@ -952,6 +959,14 @@ impl<'a> Search<'a> {
                     continue;
                 }
             }
+            // Exchange pruning near the leaves: captures and quiet moves that lose
+            // too much material by static exchange.
+            if !off(15) && ply > 0 && !pv_node && !in_check && !in_setup && best > -MATE_BOUND && depth <= 6 && Some(m) != tt_move {
+                let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
+                if !self.see_ge(m, threshold) {
+                    continue;
+                }
+            }
             let mut extension = 0;
             if let (Some(hit), true) = (tt_hit, Some(m) == tt_move) {
                 if ply > 0
@@ -1339,6 +1354,16 @@ mod tests {
             .max();
         let (r, _) = search("relocation", fen, Limits { depth: Some(1), ..Limits::default() });
         assert_eq!(Some(r.score), best.map(Score::Cp));
+    }
+
+    #[test]
+    fn depth_one_ends_where_every_man_attacks_another() {
+        // Dozens of mutual queen captures: quiescence must stay bounded.
+        let fen = "kqqqqqqq/qqqqqqqq/qqqqqqqq/qqqqqqqq/QQQQQQQQ/QQQQQQQQ/QQQQQQQQ/QQQQQQQK w - - 0 1";
+        let (r, _) = search("chess", fen, Limits { depth: Some(1), ..Limits::default() });
+        assert!(r.best.is_some());
+        assert_eq!(r.depth, 1);
+        assert!(r.nodes < 1_000_000, "{} nodes", r.nodes);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Uses geometry, piece, betza and zobrist.
 
 pub mod builtin;
+mod capacity;
 pub mod parse;
 
 use crate::betza::{Mode, Motion, MoveRule};
@@ -11,7 +12,7 @@ use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
 use crate::zobrist::Zobrist;
 
 pub use builtin::Registry;
-pub use parse::VariantError;
+pub use parse::{VariantError, VariantErrorKind};
 
 /// A piece type as declared in a variant file.
 #[derive(Clone, Debug)]

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the 144 Capablanca Relocation start arrays (variants/relocation-arrays.epd).
 
-The 12 first-rank arrays per side are copied from the enumeration table in
-RULES.md section 2.1 (independent of the engine's generator); Black's rank 8
+The 12 first-rank arrays per side are written out by hand from the setup rules
+in docs/rules.md#capablanca-relocation (independent of the engine's
+generator); Black's rank 8
 is the lower-case mirror of its own choice. Usage: python3 scripts/relocation_arrays.py > variants/relocation-arrays.epd
 """
 

@@ -2,37 +2,23 @@
 //! one-line answer, for both protocols. The engine must answer and stay up
 //! (every session ends with `isready`/`ping` answered).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use common::Engine;
 
 /// Runs a session and returns the engine's output lines (minus the handshake).
 fn session(protocol: &str, lines: &[&str]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
-        .arg(protocol)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start engine");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let mut engine = Engine::start(&[protocol]);
     let (hello, bye) = if protocol == "uci" { ("uci", "isready") } else { ("protover 2", "ping 99") };
-    let mut input = format!("{hello}\n");
+    engine.send(hello);
     for l in lines {
-        input.push_str(l);
-        input.push('\n');
+        engine.send(l);
     }
-    input.push_str(&format!("{bye}\nquit\n"));
-    stdin.write_all(input.as_bytes()).expect("write");
-    drop(stdin);
-    let out = child.wait_with_output().expect("engine output");
-    assert!(out.status.success(), "exit status {}", out.status);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let lines: Vec<String> = text
-        .lines()
+    engine.send(bye);
+    let lines: Vec<String> = engine
+        .quit("quit")
+        .into_iter()
         .filter(|l| !l.starts_with("option ") && !l.starts_with("id ") && *l != "uciok" && !l.starts_with("feature "))
-        .map(str::to_string)
         .collect();
     let last = if protocol == "uci" { "readyok" } else { "pong 99" };
     assert!(lines.iter().any(|l| l == last), "engine stopped answering: {lines:?}");

@@ -5,98 +5,17 @@
 //! protocol (default 3 000; the closing note of the robustness issue quotes a
 //! 10^6 run).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
+mod common;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use common::Engine;
 use menagerie::position::Position;
 use menagerie::variant::Registry;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    transcript: Vec<String>,
-}
-
-impl Engine {
-    fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start engine");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine { child, stdin, lines, transcript: Vec::new() }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.transcript.push(format!("> {line}"));
-        let alive = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
-        let start = self.transcript.len().saturating_sub(60);
-        assert!(alive.is_ok(), "engine died; last lines:\n{}", self.transcript[start..].join("\n"));
-    }
-
-    /// Reads until a line satisfies `done`; returns the lines read.
-    fn expect(&mut self, done: impl Fn(&str) -> bool, what: &str) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut seen = Vec::new();
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    assert!(!line.contains("panicked"), "panic: {line}");
-                    let finished = done(&line);
-                    seen.push(line);
-                    if finished {
-                        return seen;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        if let Ok(path) = std::env::var("FUZZ_TRANSCRIPT") {
-            let _ = std::fs::write(path, self.transcript.join("\n"));
-        }
-        let start = self.transcript.len().saturating_sub(60);
-        panic!("no {what} within 20 s; last input:\n{}\noutput: {:?}", self.transcript[start..].join("\n"), seen);
-    }
-
-    fn finish(mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                let mut stderr = String::new();
-                if let Some(mut e) = self.child.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
-                }
-                assert!(!stderr.contains("panicked"), "stderr: {stderr}");
-                assert!(status.success(), "exit status {status}; stderr: {stderr}");
-                return;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("engine did not quit");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
+/// How long a batch may take to be answered.
+const SECS: u64 = 20;
 
 const NASTY: &[&str] = &[
     "",
@@ -245,7 +164,7 @@ fn uci_loop_survives_fuzzing() {
     let mut rng = StdRng::seed_from_u64(11);
     let mut engine = Engine::start(&[]);
     engine.send("uci");
-    engine.expect(|l| l == "uciok", "uciok");
+    engine.read_until(SECS, "uciok", |l| l == "uciok");
     let total = line_count();
     let mut sent = 0;
     while sent < total {
@@ -264,7 +183,7 @@ fn uci_loop_survives_fuzzing() {
         }
         engine.send("stop");
         engine.send("isready");
-        engine.expect(|l| l == "readyok", "readyok");
+        engine.read_until(SECS, "readyok", |l| l == "readyok");
     }
     // Still plays a legal move.
     engine.send("stop");
@@ -272,16 +191,16 @@ fn uci_loop_survives_fuzzing() {
     engine.send("ucinewgame");
     engine.send("position startpos moves e2e4");
     engine.send("isready");
-    engine.expect(|l| l == "readyok", "readyok");
+    engine.read_until(SECS, "readyok", |l| l == "readyok");
     engine.send("go depth 3");
-    let lines = engine.expect(|l| l.starts_with("bestmove"), "bestmove");
+    let lines = engine.read_until(SECS, "bestmove", |l| l.starts_with("bestmove"));
     let best = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("move").to_string();
     let reg = Registry::builtin();
     let mut pos = Position::startpos(reg.get("chess").expect("chess")).expect("start");
     let e4 = pos.parse_move("e2e4").expect("e4");
     pos.make(e4);
     assert!(pos.parse_move(&best).is_ok(), "bestmove {best} is not legal");
-    engine.finish();
+    engine.quit("quit");
 }
 
 #[test]
@@ -290,7 +209,7 @@ fn xboard_loop_survives_fuzzing() {
     let mut engine = Engine::start(&["xboard"]);
     engine.send("xboard");
     engine.send("protover 2");
-    engine.expect(|l| l.contains("done=1"), "feature done=1");
+    engine.read_until(SECS, "feature done=1", |l| l.contains("done=1"));
     let total = line_count();
     let mut sent = 0;
     let mut ping = 0;
@@ -313,7 +232,7 @@ fn xboard_loop_survives_fuzzing() {
         ping += 1;
         engine.send(&format!("ping {ping}"));
         let want = format!("pong {ping}");
-        engine.expect(|l| l == want, "pong");
+        engine.read_until(SECS, "pong", |l| l == want);
     }
     engine.send("new");
     engine.send("variant normal");
@@ -321,12 +240,12 @@ fn xboard_loop_survives_fuzzing() {
     engine.send("usermove e2e4");
     engine.send("sd 3");
     engine.send("go");
-    let lines = engine.expect(|l| l.starts_with("move "), "move");
+    let lines = engine.read_until(SECS, "move", |l| l.starts_with("move "));
     let best = lines.last().and_then(|l| l.split_whitespace().nth(1)).expect("move").to_string();
     let reg = Registry::builtin();
     let mut pos = Position::startpos(reg.get("chess").expect("chess")).expect("start");
     let e4 = pos.parse_move("e2e4").expect("e4");
     pos.make(e4);
     assert!(pos.parse_move(&best).is_ok(), "move {best} is not legal");
-    engine.finish();
+    engine.quit("quit");
 }

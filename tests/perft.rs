@@ -1,4 +1,5 @@
-//! The data-driven rules suite: every `tests/data/perft/*.perft` file.
+//! The data-driven rules suite: every `tests/data/perft/*.perft` file, found
+//! by listing the directory (a new file joins the suite by being there).
 //!
 //! Format (one directive per line, `#` comments):
 //! `variant NAME` (sticky), `id NAME` (starts an entry), `fen FEN|startpos`,
@@ -7,7 +8,9 @@
 //! Perft entries above `PERFT_MAX_NODES` (default 5 000 000) are skipped in
 //! normal runs; `cargo test --release -- --ignored` runs them all.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::thread;
 
 use menagerie::perft::{divide, perft};
 use menagerie::position::Position;
@@ -21,9 +24,22 @@ struct Entry {
     lines: Vec<(usize, Vec<String>)>,
 }
 
-fn load(file: &str) -> Vec<Entry> {
-    let path = format!("{}/tests/data/perft/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+/// Every `.perft` file of `tests/data/perft/`, sorted.
+fn suites() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perft");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "perft"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load(path: &Path) -> Vec<Entry> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file = path.file_name().map_or(String::new(), |f| f.to_string_lossy().into_owned());
+    let file = file.as_str();
     let registry = Registry::builtin();
     let mut variant = None;
     let mut entries: Vec<Entry> = Vec::new();
@@ -59,11 +75,15 @@ fn max_nodes() -> u64 {
     std::env::var("PERFT_MAX_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000_000)
 }
 
-/// Runs every entry of a file; returns the number of checks made.
-fn run(file: &str, cap: u64) -> usize {
+/// Runs every entry of a file; returns the number of checks made and the failures.
+fn run(path: &Path, cap: u64) -> (usize, Vec<String>) {
     let mut checks = 0;
     let mut failures = Vec::new();
-    for e in load(file) {
+    for e in load(path) {
+        let file = e.file.as_str();
+        if e.lines.is_empty() {
+            failures.push(format!("{file} {}: an entry without checks", e.id));
+        }
         let mut pos = position(&e);
         let fen_before = pos.to_fen();
         for (line, words) in &e.lines {
@@ -121,39 +141,34 @@ fn run(file: &str, cap: u64) -> usize {
             assert_eq!(pos.to_fen(), fen_before, "{at}: position changed by the check");
         }
     }
+    (checks, failures)
+}
+
+/// Runs every suite (one thread each) and fails with all their failures.
+fn run_all(cap: u64) {
+    let files = suites();
+    assert!(files.len() >= 5, "perft suites missing: {files:?}");
+    let results: Vec<(&PathBuf, (usize, Vec<String>))> = thread::scope(|scope| {
+        let runs: Vec<_> = files.iter().map(|path| (path, scope.spawn(move || run(path, cap)))).collect();
+        runs.into_iter()
+            .map(|(path, run)| (path, run.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+            .collect()
+    });
+    let mut failures = Vec::new();
+    for (path, (checks, file_failures)) in results {
+        assert!(checks > 0, "{}: no checks", path.display());
+        failures.extend(file_failures);
+    }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
-    checks
 }
 
 #[test]
-fn chess_suite() {
-    assert!(run("chess.perft", max_nodes()) > 20);
-}
-
-#[test]
-fn capablanca_suite() {
-    assert!(run("capablanca.perft", max_nodes()) > 15);
-}
-
-#[test]
-fn relocation_suite() {
-    assert!(run("relocation.perft", max_nodes()) > 15);
-}
-
-#[test]
-fn clockwork_suite() {
-    assert!(run("clockwork.perft", max_nodes()) > 30);
-}
-
-#[test]
-fn clash_suite() {
-    assert!(run("clash.perft", max_nodes()) > 40);
+fn every_suite() {
+    run_all(max_nodes());
 }
 
 #[test]
 #[ignore = "deep perft: minutes; run with --ignored"]
 fn deep_perft_all_suites() {
-    for file in ["chess.perft", "capablanca.perft", "relocation.perft", "clockwork.perft", "clash.perft"] {
-        run(file, u64::MAX);
-    }
+    run_all(u64::MAX);
 }

@@ -3,91 +3,17 @@
 //! `stop` during `go infinite`, `go perft`, and malformed input answered with
 //! an error line while the engine stays responsive.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+mod common;
+
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::Engine;
 use menagerie::moves::MoveList;
 use menagerie::perft::perft;
 use menagerie::position::Position;
 use menagerie::variant::Registry;
-
-/// A running engine with its output lines on a channel.
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    log: Vec<String>,
-}
-
-impl Session {
-    fn start(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start menagerie");
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Session { child, stdin, lines, log: Vec::new() }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.log.push(format!("> {line}"));
-        writeln!(self.stdin, "{line}").expect("engine reads its input");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Waits for a line satisfying `pred`; panics with the transcript after `secs`.
-    fn expect(&mut self, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.log.push(format!("< {line}"));
-                    assert!(!line.contains("panicked"), "engine panicked:\n{}", self.log.join("\n"));
-                    if pred(&line) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!("no {what} within {secs} s; transcript:\n{}", self.log.join("\n")),
-            }
-        }
-    }
-
-    fn expect_prefix(&mut self, secs: u64, prefix: &str) -> String {
-        let p = prefix.to_string();
-        self.expect(secs, prefix, move |l| l.starts_with(&p))
-    }
-
-    fn quit(mut self, command: &str) {
-        self.send(command);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                assert!(status.success(), "exit status {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "engine did not quit:\n{}", self.log.join("\n"));
-            thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
 
 fn registry() -> Registry {
     Registry::builtin()
@@ -130,7 +56,7 @@ fn xboard_text(registry: &Registry, name: &str, uci: &str) -> String {
     out
 }
 
-fn uci_handshake(s: &mut Session) {
+fn uci_handshake(s: &mut Engine) {
     s.send("uci");
     s.expect_prefix(5, "id name menagerie");
     let combo = s.expect_prefix(5, "option name UCI_Variant type combo");
@@ -142,7 +68,7 @@ fn uci_handshake(s: &mut Session) {
     s.expect(5, "readyok", |l| l == "readyok");
 }
 
-fn bestmove(s: &mut Session, secs: u64) -> String {
+fn bestmove(s: &mut Engine, secs: u64) -> String {
     let line = s.expect_prefix(secs, "bestmove ");
     let mv = line.split_whitespace().nth(1).unwrap_or("").to_string();
     assert!(!mv.is_empty() && mv != "0000", "{line}");
@@ -152,7 +78,7 @@ fn bestmove(s: &mut Session, secs: u64) -> String {
 #[test]
 fn uci_every_variant_every_limit() {
     let reg = registry();
-    let mut s = Session::start(&[]);
+    let mut s = Engine::start(&[]);
     uci_handshake(&mut s);
     for name in reg.names() {
         let v = reg.get(&name).expect("variant ships");
@@ -230,7 +156,7 @@ fn uci_every_variant_every_limit() {
 
 #[test]
 fn uci_errors_keep_the_position_and_the_engine_alive() {
-    let mut s = Session::start(&["uci"]);
+    let mut s = Engine::start(&["uci"]);
     uci_handshake(&mut s);
     s.send("position startpos moves e2e4");
     let bad = [
@@ -267,12 +193,7 @@ fn uci_errors_keep_the_position_and_the_engine_alive() {
     s.expect(10, "multipv 3", |l| l.starts_with("info depth 4 ") && l.contains(" multipv 3 "));
     bestmove(&mut s, 10);
     // End of input is quit.
-    drop(s.stdin);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while s.child.try_wait().ok().flatten().is_none() {
-        assert!(Instant::now() < deadline, "engine ignored end of input");
-        thread::sleep(Duration::from_millis(10));
-    }
+    s.close();
 }
 
 #[test]
@@ -323,7 +244,7 @@ fn random_lines_never_crash_either_protocol() {
         "",
     ];
     for args in [&[][..], &["xboard"][..]] {
-        let mut s = Session::start(args);
+        let mut s = Engine::start(args);
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..300 {
             let mut line = Vec::new();
@@ -354,7 +275,7 @@ fn random_lines_never_crash_either_protocol() {
 #[test]
 fn xboard_every_variant() {
     let reg = registry();
-    let mut s = Session::start(&["xboard"]);
+    let mut s = Engine::start(&["xboard"]);
     s.send("xboard");
     s.send("protover 2");
     let features = s.expect(5, "feature with variants", |l| l.contains("variants=\""));
@@ -419,7 +340,7 @@ fn xboard_every_variant() {
 
 #[test]
 fn xboard_as_first_uci_line_switches_protocol() {
-    let mut s = Session::start(&[]);
+    let mut s = Engine::start(&[]);
     s.send("xboard");
     s.send("protover 2");
     s.expect(5, "done=1", |l| l.contains("done=1"));
@@ -438,7 +359,7 @@ fn xboard_as_first_uci_line_switches_protocol() {
 fn material_evaluation_scores_material_alone() {
     // A lone knight on d4: the full evaluation adds centralisation and tempo,
     // the material baseline says exactly the knight's value (320 in chess.var).
-    let mut s = Session::start(&["uci"]);
+    let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| l == "option name Evaluation type combo default full var full var material");
     s.expect(5, "uciok", |l| l == "uciok");

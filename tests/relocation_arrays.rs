@@ -1,7 +1,8 @@
-//! The 144 relocation arrays file: every array has perft(1) = 28 (RULES.md
-//! 2.3) and the perft(2) Fairy-Stockfish gives for it (784 for 131 arrays; 13
-//! arrays have a pin after the first move and fewer), and the set equals the
-//! positions our setup moves reach after both choices.
+//! The 144 relocation arrays file (docs/rules.md#capablanca-relocation):
+//! every array has perft(1) = 28 and the perft(2) Fairy-Stockfish gives for
+//! it (784 for 131 arrays; 13 arrays have a pin after the first move and
+//! fewer), and the set equals the positions our setup moves reach after both
+//! choices.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -122,3 +122,19 @@ fn directive_without_its_piece_letter() {
         "t.var:6:1: 'setup-opposite-colours' needs a piece letter"
     );
 }
+
+/// A variant whose positions could overflow the move list is refused: 20
+/// kinds in hand on a 10x10 board allow some 2 000 drops.
+#[test]
+fn too_many_moves_for_the_move_list() {
+    let letters = "ABCDEFGHIJLMNOPQRSTU";
+    let mut text = format!("name t\nboard 10x10\nstart 4k5/10/10/10/10/10/10/10/10/4K5[{letters}] w - - 0 1\n");
+    text.push_str("piece K king 0 K\nroyal K\nhand\n");
+    for letter in letters.chars() {
+        text.push_str(&format!("piece {letter} stepper 100 W\n"));
+    }
+    assert_eq!(
+        first_error(&text),
+        "t.var:3:7: too many moves: a position could have up to 2188, a move list holds 2048"
+    );
+}

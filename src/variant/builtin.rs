@@ -1,12 +1,16 @@
 //! The variant registry: shipped `.var` files embedded in the binary, plus
-//! files loaded at run time (`--variants DIR`, `VariantPath`). Uses parse and fen.
+//! files loaded at run time (`--variants DIR`, `VariantPath`). Uses parse,
+//! capacity and fen.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::parse::{parse_spec, VariantError};
+use super::capacity::move_bound;
+use super::parse::{parse_spec, VariantError, VariantErrorKind};
 use super::Variant;
+use crate::moves::MAX_MOVES;
+use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
 
 /// The variant files shipped with the engine, embedded at compile time.
@@ -61,22 +65,39 @@ impl Registry {
         self.variants.values()
     }
 
-    /// Parses a variant without adding it.
+    /// Parses a variant without adding it. The start position is parsed
+    /// with the built variant; it supplies the initial ranks that no
+    /// `initial` directive gives and the men the move-count bound counts.
     pub fn parse_text(&self, file: &str, text: &str) -> Result<Variant, Vec<VariantError>> {
         let sources = &self.sources;
         let resolve = |name: &str| sources.get(name).cloned();
         let spec = parse_spec(file, text, &resolve)?;
         let (start_file, start_line, start_col) = spec.start_position.clone();
+        let start_error = |kind, message| {
+            vec![VariantError { file: start_file.clone(), line: start_line, column: start_col, kind, message }]
+        };
+        let explicit: Vec<(Color, PieceKind)> = spec.initial.iter().map(|&(color, kind, _)| (color, kind)).collect();
         let variant = Arc::new(Variant::build(spec));
-        if let Err(e) = Position::startpos(Arc::clone(&variant)) {
-            return Err(vec![VariantError {
-                file: start_file,
-                line: start_line,
-                column: start_col,
-                message: format!("bad start FEN: {e}"),
-            }]);
+        let start = match Position::startpos(Arc::clone(&variant)) {
+            Ok(start) => start,
+            Err(e) => return Err(start_error(VariantErrorKind::BadStart, format!("bad start FEN: {e}"))),
+        };
+        let bound = move_bound(&start);
+        if bound > MAX_MOVES {
+            let message = format!("too many moves: a position could have up to {bound}, a move list holds {MAX_MOVES}");
+            return Err(start_error(VariantErrorKind::TooManyMoves, message));
         }
-        Arc::try_unwrap(variant).map_err(|_| Vec::new())
+        let standing = ranks_where_men_stand(&start);
+        drop(start);
+        let mut variant = Arc::try_unwrap(variant).map_err(|_| Vec::new())?;
+        for color in Color::ALL {
+            for k in 0..variant.kind_count() {
+                if !explicit.contains(&(color, PieceKind(k as u8))) {
+                    variant.initial_ranks[color][k] = standing[color][k];
+                }
+            }
+        }
+        Ok(variant)
     }
 
     /// Parses and adds a variant; replaces one of the same name. On error the
@@ -92,7 +113,13 @@ impl Registry {
     pub fn load_file(&mut self, path: &Path) -> Result<Arc<Variant>, Vec<VariantError>> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
-            vec![VariantError { file: file.clone(), line: 0, column: 0, message: format!("cannot read: {e}") }]
+            vec![VariantError {
+                file: file.clone(),
+                line: 0,
+                column: 0,
+                kind: VariantErrorKind::Unreadable,
+                message: format!("cannot read: {e}"),
+            }]
         })?;
         self.load_text(&file, &text)
     }
@@ -108,6 +135,7 @@ impl Registry {
                 file: path.display().to_string(),
                 line: 0,
                 column: 0,
+                kind: VariantErrorKind::Unreadable,
                 message: format!("cannot read: {e}"),
             }]
         })?;
@@ -142,4 +170,17 @@ impl Registry {
             }
         }
     }
+}
+
+/// Per colour and kind, the absolute ranks (a bit set) where its men stand
+/// in `start`: by default the ranks from which `i` (initial-only) moves apply.
+fn ranks_where_men_stand(start: &Position) -> ByColor<[u16; MAX_KINDS]> {
+    let mut ranks = ByColor([[0u16; MAX_KINDS]; 2]);
+    for &sq in start.squares() {
+        let cell = start.cell(sq);
+        if cell.is_piece() {
+            ranks[cell.color()][cell.kind().index()] |= 1 << sq.rank();
+        }
+    }
+    ranks
 }

@@ -4,6 +4,7 @@
 //! is in [`MotionTables`]. Uses geometry, piece, motion, betza and zobrist.
 
 pub mod builtin;
+mod capacity;
 pub mod parse;
 
 use crate::geometry::BoardShape;
@@ -12,7 +13,7 @@ use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
 use crate::zobrist::Zobrist;
 
 pub use builtin::Registry;
-pub use parse::VariantError;
+pub use parse::{VariantError, VariantErrorKind};
 
 /// A piece type as declared in a variant file.
 #[derive(Clone, Debug)]

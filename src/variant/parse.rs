@@ -1,7 +1,9 @@
 //! The hand-written `.var` parser: one `directive args...` per line, `#`
-//! comments, `inherit NAME` to start from another variant. Every error names
-//! its file, line and column; `check` reports all of them, not just the first.
-//! Uses betza, geometry, piece and the variant types.
+//! comments, `inherit NAME` to start from another variant. Each directive has
+//! its own small handler, listed in [`DIRECTIVES`]. Every error names its
+//! file, line and column and carries a [`VariantErrorKind`]; `check` reports
+//! all of them, not just the first. Uses betza, geometry, piece and the
+//! variant types.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -10,6 +12,32 @@ use super::{CastlingRule, EndRules, PieceDef, SetupRule};
 use crate::betza;
 use crate::geometry::{BoardShape, MAX_BOARD_SIDE};
 use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
+
+/// The class of a [`VariantError`], for callers that must tell errors apart
+/// (the message is for people).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VariantErrorKind {
+    /// The file or directory cannot be read.
+    Unreadable,
+    /// A line starts with a word that is no directive.
+    UnknownDirective,
+    /// `inherit` without a name, with an unknown name, or nested too deeply.
+    Inherit,
+    /// A directive's arguments do not fit its usage.
+    BadArguments,
+    /// A piece letter that is not declared (or was removed by `no-piece`).
+    UnknownPiece,
+    /// A `piece` line with a bad letter, value or Betza string.
+    BadPiece,
+    /// More piece kinds than a variant may have.
+    TooManyPieces,
+    /// A directive every variant needs is missing.
+    Missing,
+    /// The start FEN is not a valid position of this variant.
+    BadStart,
+    /// Some position could have more moves than a move list holds.
+    TooManyMoves,
+}
 
 /// An error in a variant file, with its position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -20,8 +48,17 @@ pub struct VariantError {
     pub line: usize,
     /// 1-based column.
     pub column: usize,
+    /// What class of error this is.
+    pub kind: VariantErrorKind,
     /// What is wrong.
     pub message: String,
+}
+
+impl VariantError {
+    /// An error about the whole file (line 0, column 1).
+    pub fn whole_file(file: &str, kind: VariantErrorKind, message: impl Into<String>) -> VariantError {
+        VariantError { file: file.to_string(), line: 0, column: 1, kind, message: message.into() }
+    }
 }
 
 impl fmt::Display for VariantError {
@@ -37,9 +74,12 @@ pub(crate) struct VariantSpec {
     pub description: String,
     pub shape: BoardShape,
     pub start_fen: String,
+    /// Where the start FEN was declared (file, line, column), for its errors.
     pub start_position: (String, usize, usize),
     pub pieces: Vec<PieceDef>,
     pub royal: Option<PieceKind>,
+    /// Initial ranks given by `initial` directives (absolute rank masks). The
+    /// others come from where each kind stands in the start position.
     pub initial: Vec<(Color, PieceKind, u16)>,
     pub promotions: ByColor<Vec<Vec<PieceKind>>>,
     pub promotion_rank: Option<u8>,
@@ -70,15 +110,26 @@ struct Line {
 }
 
 impl Line {
-    fn error(&self, token: usize, message: impl Into<String>) -> VariantError {
+    fn error(&self, kind: VariantErrorKind, token: usize, message: impl Into<String>) -> VariantError {
         let column = self.tokens.get(token).or(self.tokens.last()).map_or(1, |t| t.column);
-        VariantError { file: self.file.clone(), line: self.number, column, message: message.into() }
+        VariantError { file: self.file.clone(), line: self.number, column, kind, message: message.into() }
+    }
+    /// A usage error at `token`.
+    fn usage(&self, token: usize, message: impl Into<String>) -> VariantError {
+        self.error(VariantErrorKind::BadArguments, token, message)
     }
     fn directive(&self) -> &str {
         &self.tokens[0].text
     }
     fn args(&self) -> &[Token] {
         &self.tokens[1..]
+    }
+    fn word(&self, index: usize) -> &str {
+        self.tokens.get(index).map_or("", |t| t.text.as_str())
+    }
+    /// The tokens from `index` on, joined by single spaces.
+    fn rest(&self, index: usize) -> String {
+        self.tokens.get(index..).unwrap_or(&[]).iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -113,11 +164,11 @@ fn collect_lines(file: &str, text: &str, resolve: Resolver, depth: usize, errors
     for line in tokenize(file, text) {
         if line.directive() == "inherit" {
             let Some(parent) = line.args().first().map(|t| t.text.clone()) else {
-                errors.push(line.error(0, "inherit needs a variant name"));
+                errors.push(line.error(VariantErrorKind::Inherit, 0, "inherit needs a variant name"));
                 continue;
             };
             if depth > 8 {
-                errors.push(line.error(1, "inherit nested too deeply (a cycle?)"));
+                errors.push(line.error(VariantErrorKind::Inherit, 1, "inherit nested too deeply (a cycle?)"));
                 continue;
             }
             match resolve(&parent) {
@@ -131,88 +182,17 @@ fn collect_lines(file: &str, text: &str, resolve: Resolver, depth: usize, errors
                             .map(|l| Line { inherited: true, ..l }),
                     );
                 }
-                None => errors.push(line.error(1, format!("inherit: unknown variant {parent:?}"))),
+                None => errors.push(line.error(
+                    VariantErrorKind::Inherit,
+                    1,
+                    format!("inherit: unknown variant {parent:?}"),
+                )),
             }
             continue;
         }
         out.push(line);
     }
     out
-}
-
-fn parse_kind(line: &Line, index: usize, letters: &HashMap<char, PieceKind>) -> Result<PieceKind, VariantError> {
-    let Some(token) = line.tokens.get(index) else {
-        return Err(line.error(index, format!("'{}' needs a piece letter", line.directive())));
-    };
-    let text = token.text.as_str();
-    let mut chars = text.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) if c.is_ascii_uppercase() => {
-            letters.get(&c).copied().ok_or_else(|| line.error(index, format!("unknown piece letter {c:?}")))
-        }
-        _ => Err(line.error(index, format!("expected an upper-case piece letter, found {text:?}"))),
-    }
-}
-
-fn parse_number(line: &Line, index: usize) -> Result<u32, VariantError> {
-    let text = line.tokens.get(index).map_or("", |t| t.text.as_str());
-    text.parse().map_err(|_| line.error(index, format!("expected a number, found {text:?}")))
-}
-
-/// Splits `[white|black] A B ... <keyword> rest...` into colours, kind indices and the rest index.
-fn colours_and_kinds(
-    line: &Line,
-    keyword: &str,
-    letters: &HashMap<char, PieceKind>,
-) -> Result<(Vec<Color>, Vec<PieceKind>, usize), VariantError> {
-    let mut i = 1;
-    let colours = match line.tokens.get(1).map(|t| t.text.as_str()) {
-        Some("white") => {
-            i = 2;
-            vec![Color::White]
-        }
-        Some("black") => {
-            i = 2;
-            vec![Color::Black]
-        }
-        _ => vec![Color::White, Color::Black],
-    };
-    let mut kinds = Vec::new();
-    while i < line.tokens.len() && line.tokens[i].text != keyword {
-        kinds.push(parse_kind(line, i, letters)?);
-        i += 1;
-    }
-    if i >= line.tokens.len() {
-        return Err(line.error(i, format!("expected '{keyword}'")));
-    }
-    if kinds.is_empty() {
-        return Err(line.error(i, "expected piece letters"));
-    }
-    Ok((colours, kinds, i + 1))
-}
-
-fn kind_mask(line: &Line, from: usize, letters: &HashMap<char, PieceKind>) -> Result<u32, VariantError> {
-    let mut mask = 0;
-    for i in from..line.tokens.len() {
-        mask |= 1 << parse_kind(line, i, letters)?.0;
-    }
-    Ok(mask)
-}
-
-fn rank_mask(line: &Line, index: usize, ranks: u8) -> Result<Vec<u8>, VariantError> {
-    let text = line.tokens.get(index).map_or("", |t| t.text.as_str());
-    let mut out = Vec::new();
-    for part in text.split(',') {
-        let (lo, hi) = match part.split_once('-') {
-            Some((a, b)) => (a.parse::<u8>(), b.parse::<u8>()),
-            None => (part.parse::<u8>(), part.parse::<u8>()),
-        };
-        match (lo, hi) {
-            (Ok(lo), Ok(hi)) if lo >= 1 && lo <= hi && hi <= ranks => out.extend(lo..=hi),
-            _ => return Err(line.error(index, format!("bad rank list {text:?} (ranks 1..{ranks}, e.g. 2 or 1-3)"))),
-        }
-    }
-    Ok(out)
 }
 
 /// A key under which a later directive replaces an earlier one (from a parent).
@@ -226,383 +206,560 @@ fn override_key(line: &Line) -> String {
     }
 }
 
-/// Parses a variant file. `resolve` supplies the text of inherited variants.
-pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<VariantSpec, Vec<VariantError>> {
-    let mut errors = Vec::new();
-    let lines = collect_lines(file, text, resolve, 0, &mut errors);
+/// The lines that apply: every `piece`/`no-piece` line, and of the other
+/// directives the last one under each override key.
+fn active_lines(lines: &[Line]) -> Vec<&Line> {
+    let mut last: HashMap<String, usize> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        last.insert(override_key(line), i);
+    }
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| matches!(l.directive(), "piece" | "no-piece") || last.get(&override_key(l)) == Some(i))
+        .map(|(_, l)| l)
+        .collect()
+}
 
-    // Pass 1: the piece table (later definitions of a letter replace earlier ones).
-    let mut pieces: Vec<(PieceDef, usize)> = Vec::new();
-    for (li, line) in lines.iter().enumerate() {
+/// `piece LETTER NAME VALUE BETZA...`. Errors that still leave a usable
+/// definition (a leap past the padding) are pushed and the piece is kept.
+fn parse_piece(line: &Line, errors: &mut Vec<VariantError>) -> Option<PieceDef> {
+    let bad = |token: usize, message: String| line.error(VariantErrorKind::BadPiece, token, message);
+    if line.tokens.len() < 5 {
+        errors.push(line.usage(line.tokens.len(), "usage: piece LETTER NAME VALUE BETZA..."));
+        return None;
+    }
+    let letter_text = line.word(1);
+    let mut chars = letter_text.chars();
+    let letter = match (chars.next(), chars.next()) {
+        (Some(c), None) if c.is_ascii_uppercase() => c,
+        _ => {
+            errors.push(bad(1, format!("a piece letter is one upper-case letter, not {letter_text:?}")));
+            return None;
+        }
+    };
+    let value = match line.word(3).parse::<i32>() {
+        Ok(v) if (0..=100_000).contains(&v) => v,
+        _ => {
+            errors.push(bad(3, format!("bad piece value {:?}", line.word(3))));
+            return None;
+        }
+    };
+    let betza_text = line.rest(4);
+    let rules = match betza::parse(&betza_text) {
+        Ok(rules) => rules,
+        Err(e) => {
+            let mut error = bad(4, format!("bad Betza {betza_text:?}: {}", e.message));
+            error.column = betza_column(line, e.column);
+            errors.push(error);
+            return None;
+        }
+    };
+    for r in &rules {
+        if r.dx.abs() > 3 || r.dy.abs() > 3 {
+            errors.push(bad(4, "leaps longer than 3 squares are not supported".to_string()));
+        }
+    }
+    Some(PieceDef { letter, name: line.word(2).to_string(), value, betza: betza_text, rules, xboard_betza: None })
+}
+
+/// Maps a 1-based column of the Betza text (its tokens joined by single
+/// spaces) back to the column in the file.
+fn betza_column(line: &Line, column: usize) -> usize {
+    let mut offset = column - 1;
+    for t in &line.tokens[4..] {
+        if offset <= t.text.len() {
+            return t.column + offset;
+        }
+        offset -= t.text.len() + 1;
+    }
+    line.tokens[4].column
+}
+
+/// Pass 1: the piece table (a later definition of a letter replaces the
+/// earlier one; `no-piece` removes).
+fn piece_table(lines: &[Line], errors: &mut Vec<VariantError>) -> Vec<PieceDef> {
+    let mut pieces: Vec<PieceDef> = Vec::new();
+    for line in lines {
         match line.directive() {
             "piece" => {
-                if line.tokens.len() < 5 {
-                    errors.push(line.error(line.tokens.len(), "usage: piece LETTER NAME VALUE BETZA..."));
-                    continue;
-                }
-                let letter_text = line.tokens[1].text.as_str();
-                let mut chars = letter_text.chars();
-                let letter = match (chars.next(), chars.next()) {
-                    (Some(c), None) if c.is_ascii_uppercase() => c,
-                    _ => {
-                        errors.push(
-                            line.error(1, format!("a piece letter is one upper-case letter, not {letter_text:?}")),
-                        );
-                        continue;
-                    }
-                };
-                let value = match line.tokens[3].text.parse::<i32>() {
-                    Ok(v) if (0..=100_000).contains(&v) => v,
-                    _ => {
-                        errors.push(line.error(3, format!("bad piece value {:?}", line.tokens[3].text)));
-                        continue;
-                    }
-                };
-                let betza_text = line.tokens[4..].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
-                let rules = match betza::parse(&betza_text) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        // Map the column in the joined text back to the file.
-                        let mut offset = e.column - 1;
-                        let mut col = line.tokens[4].column;
-                        for t in &line.tokens[4..] {
-                            if offset <= t.text.len() {
-                                col = t.column + offset;
-                                break;
-                            }
-                            offset -= t.text.len() + 1;
-                        }
-                        errors.push(VariantError {
-                            file: line.file.clone(),
-                            line: line.number,
-                            column: col,
-                            message: format!("bad Betza {betza_text:?}: {}", e.message),
-                        });
-                        continue;
-                    }
-                };
-                for r in &rules {
-                    if r.dx.abs() > 3 || r.dy.abs() > 3 {
-                        errors.push(line.error(4, "leaps longer than 3 squares are not supported"));
-                    }
-                }
-                let def = PieceDef {
-                    letter,
-                    name: line.tokens[2].text.clone(),
-                    value,
-                    betza: betza_text,
-                    rules,
-                    xboard_betza: None,
-                };
-                match pieces.iter_mut().find(|(p, _)| p.letter == letter) {
-                    Some(slot) => *slot = (def, li),
-                    None => pieces.push((def, li)),
+                let Some(def) = parse_piece(line, errors) else { continue };
+                match pieces.iter_mut().find(|p| p.letter == def.letter) {
+                    Some(slot) => *slot = def,
+                    None => pieces.push(def),
                 }
             }
             "no-piece" => {
                 for (i, t) in line.args().iter().enumerate() {
                     let before = pieces.len();
-                    pieces.retain(|(p, _)| p.letter.to_string() != t.text);
+                    pieces.retain(|p| p.letter.to_string() != t.text);
                     if pieces.len() == before {
-                        errors.push(line.error(i + 1, format!("no-piece: {:?} is not declared", t.text)));
+                        errors.push(line.usage(i + 1, format!("no-piece: {:?} is not declared", t.text)));
                     }
                 }
             }
             _ => {}
         }
     }
-    if pieces.len() > MAX_KINDS {
-        errors.push(VariantError {
-            file: file.into(),
-            line: 0,
-            column: 1,
-            message: format!("{} piece types; at most {MAX_KINDS} are supported", pieces.len()),
-        });
-        return Err(errors);
-    }
-    let letters: HashMap<char, PieceKind> =
-        pieces.iter().enumerate().map(|(i, (p, _))| (p.letter, PieceKind(i as u8))).collect();
-    let mut pieces: Vec<PieceDef> = pieces.into_iter().map(|(p, _)| p).collect();
+    pieces
+}
 
-    // Later directives with the same key override earlier (inherited) ones.
-    let mut last: HashMap<String, usize> = HashMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        last.insert(override_key(line), i);
-    }
-    let active: Vec<&Line> = lines
-        .iter()
-        .enumerate()
-        .filter(|(i, l)| matches!(l.directive(), "piece" | "no-piece") || last.get(&override_key(l)) == Some(i))
-        .map(|(_, l)| l)
-        .collect();
-
-    let mut spec = VariantSpec {
-        name: String::new(),
-        description: String::new(),
-        shape: BoardShape { files: 8, ranks: 8 },
-        start_fen: String::new(),
-        start_position: (file.to_string(), 0, 1),
-        pieces: Vec::new(),
-        royal: None,
-        initial: Vec::new(),
-        promotions: ByColor([vec![Vec::new(); pieces.len()], vec![Vec::new(); pieces.len()]]),
-        promotion_rank: None,
-        en_passant: 0,
-        castling: None,
-        hands: false,
-        convert: vec![None; MAX_KINDS],
-        drop_forbidden: ByColor([[0; MAX_KINDS]; 2]),
-        setup: None,
-        succession: None,
-        end: EndRules { repetition: 3, move_rule: 50, reset_kinds: 0 },
-        xboard_parent: None,
-    };
+/// Pass 2: `board FILESxRANKS` (rank lists depend on it). True when one was given.
+fn parse_board(lines: &[&Line], shape: &mut BoardShape, errors: &mut Vec<VariantError>) -> bool {
     let mut saw_board = false;
-    let mut initial_explicit: Vec<(Color, PieceKind)> = Vec::new();
-    let mut setup_first = Color::Black;
-    let mut setup_opposite = None;
-    let mut castling_notation = false;
-
-    // Board first: rank lists depend on it.
-    for line in &active {
-        if line.directive() == "board" {
-            saw_board = true;
-            let text = line.tokens.get(1).map_or("", |t| t.text.as_str());
-            let parsed = text.split_once('x').and_then(|(f, r)| Some((f.parse::<u32>().ok()?, r.parse::<u32>().ok()?)));
-            match parsed {
-                Some((f, r))
-                    if (1..=MAX_BOARD_SIDE as u32).contains(&f) && (1..=MAX_BOARD_SIDE as u32).contains(&r) =>
-                {
-                    spec.shape = BoardShape { files: f as u8, ranks: r as u8 }
-                }
-                Some((f, r)) => {
-                    errors.push(line.error(
-                        1,
-                        format!("board {f}x{r}: files and ranks must each be between 1 and {MAX_BOARD_SIDE}"),
-                    ))
-                }
-                None => errors.push(line.error(1, format!("expected FILESxRANKS such as 10x8, found {text:?}"))),
+    for line in lines.iter().filter(|l| l.directive() == "board") {
+        saw_board = true;
+        let text = line.word(1);
+        let side = 1..=MAX_BOARD_SIDE as u32;
+        match text.split_once('x').and_then(|(f, r)| Some((f.parse::<u32>().ok()?, r.parse::<u32>().ok()?))) {
+            Some((f, r)) if side.contains(&f) && side.contains(&r) => {
+                *shape = BoardShape { files: f as u8, ranks: r as u8 }
             }
+            Some((f, r)) => errors.push(
+                line.usage(1, format!("board {f}x{r}: files and ranks must each be between 1 and {MAX_BOARD_SIDE}")),
+            ),
+            None => errors.push(line.usage(1, format!("expected FILESxRANKS such as 10x8, found {text:?}"))),
         }
     }
-    let ranks = spec.shape.ranks;
-    let abs_mask = |color: Color, relative: &[u8]| -> u16 {
-        relative.iter().fold(0u16, |m, &r| {
-            let abs = match color {
-                Color::White => r - 1,
-                Color::Black => ranks - r,
-            };
-            m | 1 << abs
-        })
-    };
+    saw_board
+}
 
-    for line in &active {
-        let result: Result<(), VariantError> = (|| {
-            let args = line.args();
-            match line.directive() {
-                "piece" | "no-piece" | "board" => {}
-                "name" => {
-                    let name = args.first().ok_or_else(|| line.error(1, "name needs a value"))?.text.as_str();
-                    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-                        return Err(line.error(1, "a variant name uses letters, digits, '-' and '_'"));
-                    }
-                    spec.name = name.to_ascii_lowercase();
-                }
-                "description" => spec.description = args.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" "),
-                "start" => {
-                    if args.is_empty() {
-                        return Err(line.error(1, "start needs a FEN"));
-                    }
-                    spec.start_fen = args.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
-                    spec.start_position = (line.file.clone(), line.number, args[0].column);
-                }
-                "royal" => {
-                    if args.len() != 1 {
-                        return Err(line.error(1, "royal takes one piece letter"));
-                    }
-                    spec.royal = Some(parse_kind(line, 1, &letters)?);
-                }
-                "initial" => {
-                    let (colours, kinds, rest) = colours_and_kinds(line, "rank", &letters)?;
-                    let list = rank_mask(line, rest, ranks)?;
-                    for c in colours {
-                        for &k in &kinds {
-                            initial_explicit.push((c, k));
-                            spec.initial.push((c, k, abs_mask(c, &list)));
-                        }
-                    }
-                }
-                "en-passant" => spec.en_passant = kind_mask(line, 1, &letters)?,
-                "promote" => {
-                    let (colours, kinds, rest) = colours_and_kinds(line, "to", &letters)?;
-                    let mut targets = Vec::new();
-                    for i in rest..line.tokens.len() {
-                        targets.push(parse_kind(line, i, &letters)?);
-                    }
-                    if targets.is_empty() {
-                        return Err(line.error(rest, "promote needs at least one target piece"));
-                    }
-                    for c in colours {
-                        for &k in &kinds {
-                            spec.promotions[c][k.index()] = targets.clone();
-                        }
-                    }
-                }
-                "promotion-rank" => {
-                    let r = parse_number(line, 1)?;
-                    if r == 0 || r > ranks as u32 {
-                        return Err(line.error(1, format!("promotion rank must be 1..{ranks}")));
-                    }
-                    spec.promotion_rank = Some(r as u8);
-                }
-                "castling" => {
-                    // castling king-to c g rook-to d f rook R
-                    let words: Vec<&str> = args.iter().map(|t| t.text.as_str()).collect();
-                    let usage = "usage: castling king-to FILE FILE rook-to FILE FILE rook LETTER";
-                    if words.len() != 8 || words[0] != "king-to" || words[3] != "rook-to" || words[6] != "rook" {
-                        return Err(line.error(1, usage));
-                    }
-                    let file_of = |i: usize| -> Result<u8, VariantError> {
-                        let w = words[i].as_bytes();
-                        if w.len() == 1 && w[0].is_ascii_lowercase() && w[0] - b'a' < spec.shape.files {
-                            Ok(w[0] - b'a')
-                        } else {
-                            Err(line.error(i + 1, format!("{:?} is not a file of this board", words[i])))
-                        }
-                    };
-                    spec.castling = Some(CastlingRule {
-                        king_files: [file_of(1)?, file_of(2)?],
-                        rook_files: [file_of(4)?, file_of(5)?],
-                        rook: parse_kind(line, 8, &letters)?,
-                        king_takes_rook: false,
-                    });
-                }
-                "castling-notation" => match args.first().map(|t| t.text.as_str()) {
-                    Some("king-takes-rook") => castling_notation = true,
-                    Some("king-destination") => castling_notation = false,
-                    _ => return Err(line.error(1, "castling-notation is king-takes-rook or king-destination")),
-                },
-                "hand" => spec.hands = true,
-                "convert" => {
-                    if args.len() != 2 {
-                        return Err(line.error(1, "usage: convert A B (a captured A goes to its owner's hand as B)"));
-                    }
-                    let a = parse_kind(line, 1, &letters)?;
-                    let b = parse_kind(line, 2, &letters)?;
-                    spec.convert[a.index()] = Some(b);
-                }
-                "drop-forbid" => {
-                    let (colours, kinds, rest) = colours_and_kinds(line, "rank", &letters)?;
-                    let list = rank_mask(line, rest, ranks)?;
-                    for c in colours {
-                        for &k in &kinds {
-                            spec.drop_forbidden[c][k.index()] |= abs_mask(c, &list);
-                        }
-                    }
-                }
-                "setup-swap" => {
-                    let with =
-                        args.iter().position(|t| t.text == "with").ok_or_else(|| line.error(1, "expected 'with'"))?;
-                    let mut movers = 0;
-                    for i in 1..=with {
-                        movers |= 1 << parse_kind(line, i, &letters)?.0;
-                    }
-                    let partners = kind_mask(line, with + 2, &letters)?;
-                    if movers == 0 || partners == 0 {
-                        return Err(line.error(1, "usage: setup-swap MOVERS... with PARTNERS..."));
-                    }
-                    spec.setup = Some(SetupRule { movers, partners, first: Color::Black, opposite_colours: None });
-                }
-                "setup-first" => {
-                    setup_first = match args.first().map(|t| t.text.as_str()) {
-                        Some("white") => Color::White,
-                        Some("black") => Color::Black,
-                        _ => return Err(line.error(1, "setup-first is white or black")),
-                    }
-                }
-                "setup-opposite-colours" => setup_opposite = Some(parse_kind(line, 1, &letters)?),
-                "succession" => spec.succession = Some(parse_kind(line, 1, &letters)?),
-                "draw" => match args.first().map(|t| t.text.as_str()) {
-                    Some("repetition") => spec.end.repetition = parse_number(line, 2)?,
-                    Some("move-rule") => spec.end.move_rule = parse_number(line, 2)?,
-                    Some("move-rule-reset") => spec.end.reset_kinds = kind_mask(line, 2, &letters)?,
-                    _ => {
-                        return Err(line.error(1, "draw repetition N | draw move-rule N | draw move-rule-reset LETTERS"))
-                    }
-                },
-                "xboard-parent" => {
-                    spec.xboard_parent = Some(args.first().ok_or_else(|| line.error(1, "needs a name"))?.text.clone())
-                }
-                "xboard-piece" => {
-                    let kind = parse_kind(line, 1, &letters)?;
-                    let text =
-                        args.get(1..).unwrap_or(&[]).iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
-                    if text.is_empty() {
-                        return Err(line.error(2, "xboard-piece needs a Betza string"));
-                    }
-                    pieces[kind.index()].xboard_betza = Some(text);
-                }
-                other => return Err(line.error(0, format!("unknown directive {other:?}"))),
-            }
-            Ok(())
-        })();
+/// A directive's handler.
+type Handler = fn(&mut Parser, &Line) -> Result<(), VariantError>;
+
+/// Every directive and its handler. `piece`, `no-piece` and `board` are read
+/// by the earlier passes; `inherit` while collecting the lines.
+const DIRECTIVES: &[(&str, Handler)] = &[
+    ("piece", Parser::read_earlier),
+    ("no-piece", Parser::read_earlier),
+    ("board", Parser::read_earlier),
+    ("name", Parser::name),
+    ("description", Parser::description),
+    ("start", Parser::start),
+    ("royal", Parser::royal),
+    ("initial", Parser::initial),
+    ("en-passant", Parser::en_passant),
+    ("promote", Parser::promote),
+    ("promotion-rank", Parser::promotion_rank),
+    ("castling", Parser::castling),
+    ("castling-notation", Parser::castling_notation),
+    ("hand", Parser::hand),
+    ("convert", Parser::convert),
+    ("drop-forbid", Parser::drop_forbid),
+    ("setup-swap", Parser::setup_swap),
+    ("setup-first", Parser::setup_first),
+    ("setup-opposite-colours", Parser::setup_opposite_colours),
+    ("succession", Parser::succession),
+    ("draw", Parser::draw),
+    ("xboard-parent", Parser::xboard_parent),
+    ("xboard-piece", Parser::xboard_piece),
+];
+
+/// The spec being filled in by the directive handlers (pass 3).
+struct Parser {
+    letters: HashMap<char, PieceKind>,
+    pieces: Vec<PieceDef>,
+    spec: VariantSpec,
+    setup_first: Color,
+    setup_opposite: Option<PieceKind>,
+    castling_king_takes_rook: bool,
+}
+
+impl Parser {
+    fn new(file: &str, pieces: Vec<PieceDef>, shape: BoardShape) -> Parser {
+        let letters = pieces.iter().enumerate().map(|(i, p)| (p.letter, PieceKind(i as u8))).collect();
+        let kinds = pieces.len();
+        let spec = VariantSpec {
+            name: String::new(),
+            description: String::new(),
+            shape,
+            start_fen: String::new(),
+            start_position: (file.to_string(), 0, 1),
+            pieces: Vec::new(),
+            royal: None,
+            initial: Vec::new(),
+            promotions: ByColor([vec![Vec::new(); kinds], vec![Vec::new(); kinds]]),
+            promotion_rank: None,
+            en_passant: 0,
+            castling: None,
+            hands: false,
+            convert: vec![None; MAX_KINDS],
+            drop_forbidden: ByColor([[0; MAX_KINDS]; 2]),
+            setup: None,
+            succession: None,
+            end: EndRules { repetition: 3, move_rule: 50, reset_kinds: 0 },
+            xboard_parent: None,
+        };
+        Parser {
+            letters,
+            pieces,
+            spec,
+            setup_first: Color::Black,
+            setup_opposite: None,
+            castling_king_takes_rook: false,
+        }
+    }
+
+    /// Runs one line's handler. An inherited directive about a piece this
+    /// variant removed does not apply.
+    fn apply(&mut self, line: &Line, errors: &mut Vec<VariantError>) {
+        let result = match DIRECTIVES.iter().find(|(name, _)| *name == line.directive()) {
+            Some((_, handler)) => handler(self, line),
+            None => Err(line.error(
+                VariantErrorKind::UnknownDirective,
+                0,
+                format!("unknown directive {:?}", line.directive()),
+            )),
+        };
         match result {
-            // An inherited directive about a piece this variant removed does not apply.
-            Err(e) if line.inherited && e.message.starts_with("unknown piece letter") => {}
+            Err(e) if line.inherited && e.kind == VariantErrorKind::UnknownPiece => {}
             Err(e) => errors.push(e),
             Ok(()) => {}
         }
     }
-    if let Some(rule) = spec.castling.as_mut() {
-        rule.king_takes_rook = castling_notation;
-    }
-    if let Some(setup) = spec.setup.as_mut() {
-        setup.first = setup_first;
-        setup.opposite_colours = setup_opposite;
-    }
-    let whole = |message: &str| VariantError { file: file.into(), line: 0, column: 1, message: message.into() };
-    if spec.name.is_empty() {
-        errors.push(whole("missing 'name'"));
-    }
-    if !saw_board {
-        errors.push(whole("missing 'board'"));
-    }
-    if spec.start_fen.is_empty() {
-        errors.push(whole("missing 'start'"));
-    }
-    if pieces.is_empty() {
-        errors.push(whole("no pieces declared"));
-    }
-    if spec.royal.is_none() {
-        errors.push(whole("missing 'royal' (the piece to checkmate)"));
-    }
-    // Initial ranks not given explicitly come from where the kind stands in the start position.
-    let board_text = spec.start_fen.split(['[', ' ']).next().unwrap_or("");
-    let rows: Vec<&str> = board_text.split('/').collect();
-    for (k, piece) in pieces.iter().enumerate() {
-        if !piece.rules.iter().any(|r| r.initial_only) {
-            continue;
+
+    /// Completes the spec and checks the directives every variant needs.
+    fn finish(
+        mut self,
+        file: &str,
+        saw_board: bool,
+        mut errors: Vec<VariantError>,
+    ) -> Result<VariantSpec, Vec<VariantError>> {
+        if let Some(rule) = self.spec.castling.as_mut() {
+            rule.king_takes_rook = self.castling_king_takes_rook;
         }
-        for color in Color::ALL {
-            if initial_explicit.contains(&(color, PieceKind(k as u8))) {
-                continue;
-            }
-            let mut mask = 0u16;
-            for (row_index, row) in rows.iter().enumerate() {
-                let want = match color {
-                    Color::White => piece.letter,
-                    Color::Black => piece.letter.to_ascii_lowercase(),
-                };
-                if row.contains(want) && row_index < ranks as usize {
-                    mask |= 1 << (ranks as usize - 1 - row_index);
+        if let Some(setup) = self.spec.setup.as_mut() {
+            setup.first = self.setup_first;
+            setup.opposite_colours = self.setup_opposite;
+        }
+        let missing = |message: &str| VariantError::whole_file(file, VariantErrorKind::Missing, message);
+        if self.spec.name.is_empty() {
+            errors.push(missing("missing 'name'"));
+        }
+        if !saw_board {
+            errors.push(missing("missing 'board'"));
+        }
+        if self.spec.start_fen.is_empty() {
+            errors.push(missing("missing 'start'"));
+        }
+        if self.pieces.is_empty() {
+            errors.push(missing("no pieces declared"));
+        }
+        if self.spec.royal.is_none() {
+            errors.push(missing("missing 'royal' (the piece to checkmate)"));
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        self.spec.pieces = self.pieces;
+        Ok(self.spec)
+    }
+
+    fn kind(&self, line: &Line, index: usize) -> Result<PieceKind, VariantError> {
+        let Some(token) = line.tokens.get(index) else {
+            return Err(line.usage(index, format!("'{}' needs a piece letter", line.directive())));
+        };
+        let text = token.text.as_str();
+        let mut chars = text.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_uppercase() => self.letters.get(&c).copied().ok_or_else(|| {
+                line.error(VariantErrorKind::UnknownPiece, index, format!("unknown piece letter {c:?}"))
+            }),
+            _ => Err(line.usage(index, format!("expected an upper-case piece letter, found {text:?}"))),
+        }
+    }
+
+    /// The kinds named from token `from` to the end, as a bit set.
+    fn kind_set(&self, line: &Line, from: usize) -> Result<u32, VariantError> {
+        let mut set = 0;
+        for i in from..line.tokens.len() {
+            set |= 1 << self.kind(line, i)?.0;
+        }
+        Ok(set)
+    }
+
+    /// Splits `[white|black] A B ... <keyword> rest...` into colours, kinds and the index after the keyword.
+    fn colours_and_kinds(
+        &self,
+        line: &Line,
+        keyword: &str,
+    ) -> Result<(Vec<Color>, Vec<PieceKind>, usize), VariantError> {
+        let (colours, mut i) = match line.word(1) {
+            "white" => (vec![Color::White], 2),
+            "black" => (vec![Color::Black], 2),
+            _ => (vec![Color::White, Color::Black], 1),
+        };
+        let mut kinds = Vec::new();
+        while i < line.tokens.len() && line.tokens[i].text != keyword {
+            kinds.push(self.kind(line, i)?);
+            i += 1;
+        }
+        if i >= line.tokens.len() {
+            return Err(line.usage(i, format!("expected '{keyword}'")));
+        }
+        if kinds.is_empty() {
+            return Err(line.usage(i, "expected piece letters"));
+        }
+        Ok((colours, kinds, i + 1))
+    }
+
+    /// A rank list such as `2`, `1-3` or `1,8` (ranks counted from each side's
+    /// own point of view) as a set: bit r-1 for rank r.
+    fn relative_ranks(&self, line: &Line, index: usize) -> Result<u16, VariantError> {
+        let ranks = self.spec.shape.ranks;
+        let text = line.word(index);
+        let mut set = 0u16;
+        for part in text.split(',') {
+            let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+            match (lo.parse::<u8>(), hi.parse::<u8>()) {
+                (Ok(lo), Ok(hi)) if lo >= 1 && lo <= hi && hi <= ranks => {
+                    set |= (lo..=hi).fold(0, |s, r| s | 1 << (r - 1))
                 }
+                _ => return Err(line.usage(index, format!("bad rank list {text:?} (ranks 1..{ranks}, e.g. 2 or 1-3)"))),
             }
-            spec.initial.push((color, PieceKind(k as u8), mask));
         }
+        Ok(set)
     }
-    if !errors.is_empty() {
+
+    /// A set of ranks counted from `color`'s side as absolute rank indices.
+    fn absolute_ranks(&self, color: Color, relative: u16) -> u16 {
+        let ranks = self.spec.shape.ranks;
+        (0..ranks).filter(|r| relative >> r & 1 != 0).fold(0, |set, r| match color {
+            Color::White => set | 1 << r,
+            Color::Black => set | 1 << (ranks - 1 - r),
+        })
+    }
+
+    fn number(line: &Line, index: usize) -> Result<u32, VariantError> {
+        let text = line.word(index);
+        text.parse().map_err(|_| line.usage(index, format!("expected a number, found {text:?}")))
+    }
+
+    fn read_earlier(&mut self, _line: &Line) -> Result<(), VariantError> {
+        Ok(())
+    }
+
+    /// `name NAME`: letters, digits, '-' and '_'; stored in lower case.
+    fn name(&mut self, line: &Line) -> Result<(), VariantError> {
+        let name = line.args().first().ok_or_else(|| line.usage(1, "name needs a value"))?.text.as_str();
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(line.usage(1, "a variant name uses letters, digits, '-' and '_'"));
+        }
+        self.spec.name = name.to_ascii_lowercase();
+        Ok(())
+    }
+
+    /// `description TEXT...`
+    fn description(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.spec.description = line.rest(1);
+        Ok(())
+    }
+
+    /// `start FEN`: checked once the variant is built.
+    fn start(&mut self, line: &Line) -> Result<(), VariantError> {
+        let Some(first) = line.args().first() else { return Err(line.usage(1, "start needs a FEN")) };
+        self.spec.start_fen = line.rest(1);
+        self.spec.start_position = (line.file.clone(), line.number, first.column);
+        Ok(())
+    }
+
+    /// `royal L`
+    fn royal(&mut self, line: &Line) -> Result<(), VariantError> {
+        if line.args().len() != 1 {
+            return Err(line.usage(1, "royal takes one piece letter"));
+        }
+        self.spec.royal = Some(self.kind(line, 1)?);
+        Ok(())
+    }
+
+    /// `initial [white|black] L... rank N[,N]`
+    fn initial(&mut self, line: &Line) -> Result<(), VariantError> {
+        let (colours, kinds, rest) = self.colours_and_kinds(line, "rank")?;
+        let relative = self.relative_ranks(line, rest)?;
+        for c in colours {
+            let ranks = self.absolute_ranks(c, relative);
+            self.spec.initial.extend(kinds.iter().map(|&k| (c, k, ranks)));
+        }
+        Ok(())
+    }
+
+    /// `en-passant L...`
+    fn en_passant(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.spec.en_passant = self.kind_set(line, 1)?;
+        Ok(())
+    }
+
+    /// `promote [white|black] L... to L...`
+    fn promote(&mut self, line: &Line) -> Result<(), VariantError> {
+        let (colours, kinds, rest) = self.colours_and_kinds(line, "to")?;
+        let targets = (rest..line.tokens.len()).map(|i| self.kind(line, i)).collect::<Result<Vec<_>, _>>()?;
+        if targets.is_empty() {
+            return Err(line.usage(rest, "promote needs at least one target piece"));
+        }
+        for c in colours {
+            for &k in &kinds {
+                self.spec.promotions[c][k.index()] = targets.clone();
+            }
+        }
+        Ok(())
+    }
+
+    /// `promotion-rank N`
+    fn promotion_rank(&mut self, line: &Line) -> Result<(), VariantError> {
+        let ranks = self.spec.shape.ranks;
+        let r = Self::number(line, 1)?;
+        if r == 0 || r > ranks as u32 {
+            return Err(line.usage(1, format!("promotion rank must be 1..{ranks}")));
+        }
+        self.spec.promotion_rank = Some(r as u8);
+        Ok(())
+    }
+
+    /// `castling king-to FILE FILE rook-to FILE FILE rook LETTER`
+    fn castling(&mut self, line: &Line) -> Result<(), VariantError> {
+        let words: Vec<&str> = line.args().iter().map(|t| t.text.as_str()).collect();
+        if words.len() != 8 || words[0] != "king-to" || words[3] != "rook-to" || words[6] != "rook" {
+            return Err(line.usage(1, "usage: castling king-to FILE FILE rook-to FILE FILE rook LETTER"));
+        }
+        let files = self.spec.shape.files;
+        let file_of = |i: usize| -> Result<u8, VariantError> {
+            match words[i].as_bytes() {
+                &[w] if w.is_ascii_lowercase() && w - b'a' < files => Ok(w - b'a'),
+                _ => Err(line.usage(i + 1, format!("{:?} is not a file of this board", words[i]))),
+            }
+        };
+        self.spec.castling = Some(CastlingRule {
+            king_files: [file_of(1)?, file_of(2)?],
+            rook_files: [file_of(4)?, file_of(5)?],
+            rook: self.kind(line, 8)?,
+            king_takes_rook: false,
+        });
+        Ok(())
+    }
+
+    /// `castling-notation king-takes-rook|king-destination`
+    fn castling_notation(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.castling_king_takes_rook = match line.word(1) {
+            "king-takes-rook" => true,
+            "king-destination" => false,
+            _ => return Err(line.usage(1, "castling-notation is king-takes-rook or king-destination")),
+        };
+        Ok(())
+    }
+
+    /// `hand`
+    fn hand(&mut self, _line: &Line) -> Result<(), VariantError> {
+        self.spec.hands = true;
+        Ok(())
+    }
+
+    /// `convert A B`: a captured A goes to its owner's hand as B.
+    fn convert(&mut self, line: &Line) -> Result<(), VariantError> {
+        if line.args().len() != 2 {
+            return Err(line.usage(1, "usage: convert A B (a captured A goes to its owner's hand as B)"));
+        }
+        let a = self.kind(line, 1)?;
+        let b = self.kind(line, 2)?;
+        self.spec.convert[a.index()] = Some(b);
+        Ok(())
+    }
+
+    /// `drop-forbid [white|black] L... rank N`
+    fn drop_forbid(&mut self, line: &Line) -> Result<(), VariantError> {
+        let (colours, kinds, rest) = self.colours_and_kinds(line, "rank")?;
+        let relative = self.relative_ranks(line, rest)?;
+        for c in colours {
+            let ranks = self.absolute_ranks(c, relative);
+            for &k in &kinds {
+                self.spec.drop_forbidden[c][k.index()] |= ranks;
+            }
+        }
+        Ok(())
+    }
+
+    /// `setup-swap MOVERS... with PARTNERS...`
+    fn setup_swap(&mut self, line: &Line) -> Result<(), VariantError> {
+        let with = line.args().iter().position(|t| t.text == "with").ok_or_else(|| line.usage(1, "expected 'with'"))?;
+        let mut movers = 0;
+        for i in 1..=with {
+            movers |= 1 << self.kind(line, i)?.0;
+        }
+        let partners = self.kind_set(line, with + 2)?;
+        if movers == 0 || partners == 0 {
+            return Err(line.usage(1, "usage: setup-swap MOVERS... with PARTNERS..."));
+        }
+        self.spec.setup = Some(SetupRule { movers, partners, first: Color::Black, opposite_colours: None });
+        Ok(())
+    }
+
+    /// `setup-first white|black`
+    fn setup_first(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.setup_first = match line.word(1) {
+            "white" => Color::White,
+            "black" => Color::Black,
+            _ => return Err(line.usage(1, "setup-first is white or black")),
+        };
+        Ok(())
+    }
+
+    /// `setup-opposite-colours L`
+    fn setup_opposite_colours(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.setup_opposite = Some(self.kind(line, 1)?);
+        Ok(())
+    }
+
+    /// `succession L`
+    fn succession(&mut self, line: &Line) -> Result<(), VariantError> {
+        self.spec.succession = Some(self.kind(line, 1)?);
+        Ok(())
+    }
+
+    /// `draw repetition N | draw move-rule N | draw move-rule-reset L...`
+    fn draw(&mut self, line: &Line) -> Result<(), VariantError> {
+        match line.word(1) {
+            "repetition" => self.spec.end.repetition = Self::number(line, 2)?,
+            "move-rule" => self.spec.end.move_rule = Self::number(line, 2)?,
+            "move-rule-reset" => self.spec.end.reset_kinds = self.kind_set(line, 2)?,
+            _ => return Err(line.usage(1, "draw repetition N | draw move-rule N | draw move-rule-reset LETTERS")),
+        }
+        Ok(())
+    }
+
+    /// `xboard-parent NAME`
+    fn xboard_parent(&mut self, line: &Line) -> Result<(), VariantError> {
+        let name = line.args().first().ok_or_else(|| line.usage(1, "needs a name"))?;
+        self.spec.xboard_parent = Some(name.text.clone());
+        Ok(())
+    }
+
+    /// `xboard-piece L BETZA`
+    fn xboard_piece(&mut self, line: &Line) -> Result<(), VariantError> {
+        let kind = self.kind(line, 1)?;
+        let text = line.rest(2);
+        if text.is_empty() {
+            return Err(line.usage(2, "xboard-piece needs a Betza string"));
+        }
+        self.pieces[kind.index()].xboard_betza = Some(text);
+        Ok(())
+    }
+}
+
+/// Parses a variant file. `resolve` supplies the text of inherited variants.
+pub(crate) fn parse_spec(file: &str, text: &str, resolve: Resolver) -> Result<VariantSpec, Vec<VariantError>> {
+    let mut errors = Vec::new();
+    let lines = collect_lines(file, text, resolve, 0, &mut errors);
+    let pieces = piece_table(&lines, &mut errors);
+    if pieces.len() > MAX_KINDS {
+        let message = format!("{} piece types; at most {MAX_KINDS} are supported", pieces.len());
+        errors.push(VariantError::whole_file(file, VariantErrorKind::TooManyPieces, message));
         return Err(errors);
     }
-    spec.pieces = std::mem::take(&mut pieces);
-    Ok(spec)
+    let active = active_lines(&lines);
+    let mut shape = BoardShape { files: 8, ranks: 8 };
+    let saw_board = parse_board(&active, &mut shape, &mut errors);
+    let mut parser = Parser::new(file, pieces, shape);
+    for line in active {
+        parser.apply(line, &mut errors);
+    }
+    parser.finish(file, saw_board, errors)
 }

@@ -1,0 +1,153 @@
+//! The move-list capacity check: an upper bound on the moves of any position
+//! reachable from a variant's start, from its pieces' rules and the men of
+//! its start position. The loader rejects a variant whose bound exceeds
+//! [`crate::moves::MAX_MOVES`], so move generation never runs out of room.
+//! Uses betza, geometry, piece and position (read-only).
+
+use super::Variant;
+use crate::betza::{Motion, MoveRule, UNLIMITED};
+use crate::piece::{Color, PieceKind};
+use crate::position::Position;
+
+/// The most moves any position reachable from `start` can have.
+///
+/// Men never change colour (a captured man goes to its owner's hand) and
+/// never multiply, so each man of the start position (board and hand) adds
+/// at most the moves, from the best square of an empty board, of the best
+/// kind it can become by promotion or conversion. Drops add one move per
+/// kind that can be held and square; castling two; en passant one per
+/// capturing leap of the en-passant kinds. A setup phase has only setup
+/// moves, and king succession is offered alone.
+pub(crate) fn move_bound(start: &Position) -> usize {
+    Color::ALL.iter().map(|&color| side_bound(start, color)).max().unwrap_or(0)
+}
+
+fn side_bound(start: &Position, color: Color) -> usize {
+    let variant = &**start.variant();
+    let kinds = variant.kind_count();
+    let mut men = vec![0usize; kinds];
+    for &sq in start.squares() {
+        let cell = start.cell(sq);
+        if cell.is_color(color) {
+            men[cell.kind().index()] += 1;
+        }
+    }
+    for (k, count) in men.iter_mut().enumerate() {
+        *count += usize::from(start.hand_count(color, PieceKind(k as u8)));
+    }
+    let most: Vec<usize> = (0..kinds).map(|k| most_moves(variant, color, PieceKind(k as u8))).collect();
+    let mut board_moves = 0;
+    let mut may_become = 0u32;
+    for (k, &count) in men.iter().enumerate().filter(|(_, &count)| count > 0) {
+        let reach = kinds_reachable(variant, color, PieceKind(k as u8));
+        let best = (0..kinds).filter(|j| reach >> j & 1 != 0).map(|j| most[j]).max().unwrap_or(0);
+        board_moves += count * best;
+        may_become |= reach;
+    }
+    let squares = usize::from(variant.shape.files) * usize::from(variant.shape.ranks);
+    let drops = if variant.hands { may_become.count_ones() as usize * squares } else { 0 };
+    let castling = if variant.castling.is_some() { 2 } else { 0 };
+    let en_passant: usize = (0..kinds)
+        .filter(|&k| variant.is_en_passant_kind(PieceKind(k as u8)))
+        .map(|k| variant.pieces[k].rules.iter().filter(|r| r.mode.captures() && r.motion == Motion::Leap).count())
+        .sum();
+    let files = usize::from(variant.shape.files);
+    let setup = if variant.setup.is_some() { 1 + files * files.saturating_sub(1) } else { 0 };
+    let succession = men.iter().sum();
+    (board_moves + drops + castling + en_passant).max(setup).max(succession)
+}
+
+/// The kinds (a bit set, `kind` included) a man of `kind` can become: by
+/// promotion, and in drop variants by conversion when captured.
+fn kinds_reachable(variant: &Variant, color: Color, kind: PieceKind) -> u32 {
+    let mut reach = 1u32 << kind.0;
+    loop {
+        let mut next = reach;
+        for k in (0..variant.kind_count()).filter(|k| reach >> k & 1 != 0) {
+            for p in &variant.promotions[color][k] {
+                next |= 1 << p.0;
+            }
+            if variant.hands {
+                next |= 1 << variant.capture_to_hand[k].0;
+            }
+        }
+        if next == reach {
+            return reach;
+        }
+        reach = next;
+    }
+}
+
+/// The most moves one man of `kind` can have, over every square of the empty
+/// board: each rule's targets (a capture-only line ends at its first man, so
+/// gives one), a move onto the promotion rank counting once per choice.
+fn most_moves(variant: &Variant, color: Color, kind: PieceKind) -> usize {
+    let choices = variant.promotions[color][kind.index()].len();
+    let promotion_rank = i32::from(variant.promotion_rank[color]);
+    let weight = |rank: i32| if choices > 0 && rank == promotion_rank { choices } else { 1 };
+    let (files, ranks) = (i32::from(variant.shape.files), i32::from(variant.shape.ranks));
+    let mut most = 0;
+    for file in 0..files {
+        for rank in 0..ranks {
+            let moves: usize = variant.pieces[kind.index()]
+                .rules
+                .iter()
+                .map(|rule| {
+                    let weights = targets(variant, rule, color, (file, rank)).into_iter().map(|(_, r)| weight(r));
+                    if rule.mode.quiet() {
+                        weights.sum()
+                    } else {
+                        weights.max().unwrap_or(0)
+                    }
+                })
+                .sum();
+            most = most.max(moves);
+        }
+    }
+    most
+}
+
+/// The squares (file, rank) a rule can reach from `from` on the empty board,
+/// ignoring what would block it.
+fn targets(variant: &Variant, rule: &MoveRule, color: Color, from: (i32, i32)) -> Vec<(i32, i32)> {
+    let (files, ranks) = (i32::from(variant.shape.files), i32::from(variant.shape.ranks));
+    let on_board = |&(f, r): &(i32, i32)| (0..files).contains(&f) && (0..ranks).contains(&r);
+    let forward = color.forward();
+    let step = (i32::from(rule.dx), i32::from(rule.dy) * forward);
+    let first = (from.0 + step.0, from.1 + step.1);
+    // Squares `min..=max` steps of `d` away from `origin`, up to the edge.
+    let line = |origin: (i32, i32), d: (i32, i32), min: u8, max: u8| -> Vec<(i32, i32)> {
+        (1..=i32::from(max))
+            .map(|k| (k, (origin.0 + d.0 * k, origin.1 + d.1 * k)))
+            .take_while(|(_, sq)| on_board(sq))
+            .filter(|&(k, _)| k >= i32::from(min))
+            .map(|(_, sq)| sq)
+            .collect()
+    };
+    match rule.motion {
+        Motion::Leap | Motion::Lame { .. } => Some(first).filter(on_board).into_iter().collect(),
+        Motion::Ride { min, max } => line(from, step, min, max),
+        // The screen stands on the first square at the nearest.
+        Motion::Hop => line(from, step, 2, UNLIMITED),
+        Motion::Bent { second, min, max } if on_board(&first) => {
+            line(first, (i32::from(second.0), i32::from(second.1) * forward), min, max)
+        }
+        Motion::Bent { .. } => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Registry;
+
+    /// Chess: each pawn may become a queen (27 moves from d4), plus the
+    /// pieces at their best (queen 27, rooks 14, bishops 13, knights 8, king
+    /// 8), castling 2 and the pawn's two capturing leaps for en passant.
+    #[test]
+    fn chess_counts_each_man_at_its_best() {
+        let chess = Registry::builtin().get("chess").expect("chess ships");
+        let start = Position::startpos(chess).expect("start position");
+        assert_eq!(move_bound(&start), 8 * 27 + 27 + 2 * 14 + 2 * 13 + 2 * 8 + 8 + 2 + 2);
+    }
+}

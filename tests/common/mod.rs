@@ -1,0 +1,147 @@
+//! The process harness the protocol tests share: the built binary with piped
+//! input, its output lines on a channel (read by a thread, so a test can wait
+//! with a deadline), its stderr collected, and a transcript of both
+//! directions for failure messages.
+
+// Each test crate uses the part of the harness it needs.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// Transcript lines shown when a test fails.
+const TAIL: usize = 80;
+
+/// A running `menagerie` process.
+pub struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Option<JoinHandle<String>>,
+    transcript: Vec<String>,
+}
+
+impl Engine {
+    /// Starts the built binary with `args`.
+    pub fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start menagerie");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Engine { child, stdin, lines, stderr: Some(stderr), transcript: Vec::new() }
+    }
+
+    /// The last lines of the transcript (`> ` sent, `< ` received).
+    pub fn transcript_tail(&self) -> String {
+        self.transcript[self.transcript.len().saturating_sub(TAIL)..].join("\n")
+    }
+
+    /// Sends one line; fails the test if the engine no longer reads.
+    pub fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        let stdin = self.stdin.as_mut().expect("input is open");
+        let alive = writeln!(stdin, "{line}").and_then(|_| stdin.flush());
+        assert!(alive.is_ok(), "engine died; transcript:\n{}", self.transcript_tail());
+    }
+
+    /// Reads lines until one satisfies `done` and returns every line read,
+    /// that one last. Fails the test after `secs` seconds, or on a line that
+    /// reports a panic.
+    pub fn read_until(&mut self, secs: u64, what: &str, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = self.lines.recv_timeout(left) else {
+                if let Ok(path) = std::env::var("FUZZ_TRANSCRIPT") {
+                    let _ = std::fs::write(path, self.transcript.join("\n"));
+                }
+                panic!("no {what} within {secs} s; transcript:\n{}", self.transcript_tail());
+            };
+            self.transcript.push(format!("< {line}"));
+            assert!(!line.contains("panicked"), "engine panicked; transcript:\n{}", self.transcript_tail());
+            let finished = done(&line);
+            seen.push(line);
+            if finished {
+                return seen;
+            }
+        }
+    }
+
+    /// The first line that satisfies `pred` within `secs` seconds.
+    pub fn expect(&mut self, secs: u64, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.read_until(secs, what, pred).pop().unwrap_or_default()
+    }
+
+    /// The first line that starts with `prefix` within `secs` seconds.
+    pub fn expect_prefix(&mut self, secs: u64, prefix: &str) -> String {
+        self.expect(secs, prefix, |l| l.starts_with(prefix))
+    }
+
+    /// Sends `command` (e.g. `quit`) and then [`Engine::close`]s.
+    pub fn quit(mut self, command: &str) -> Vec<String> {
+        self.send(command);
+        self.close()
+    }
+
+    /// Ends the input (which means quit) and waits for the engine to exit
+    /// successfully, without a panic on stderr. Returns the output lines not
+    /// read before.
+    pub fn close(mut self) -> Vec<String> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut rest = Vec::new();
+        loop {
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => rest.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("engine did not exit after its input ended; transcript:\n{}", self.transcript_tail())
+                }
+            }
+        }
+        let status = loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "engine did not exit; transcript:\n{}", self.transcript_tail());
+            thread::sleep(Duration::from_millis(10));
+        };
+        let stderr = self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default();
+        assert!(!stderr.contains("panicked"), "engine panicked: {stderr}");
+        assert!(status.success(), "exit status {status}; stderr: {stderr}");
+        rest
+    }
+}
+
+impl Drop for Engine {
+    /// A test that fails half-way leaves no engine behind.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

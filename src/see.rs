@@ -69,10 +69,8 @@ pub fn see_ge(pos: &mut Position, m: Move, threshold: i32, value: impl Fn(PieceK
     loop {
         side = !side;
         pos.attackers(to, side, &mut attackers);
-        let Some((from, kind)) = attackers
-            .iter()
-            .map(|a| (a.from, pos.cell(a.from).kind()))
-            .min_by_key(|&(_, kind)| worth(kind))
+        let Some((from, kind)) =
+            attackers.iter().map(|a| (a.from, pos.cell(a.from).kind())).min_by_key(|&(_, kind)| worth(kind))
         else {
             break;
         };

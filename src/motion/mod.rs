@@ -148,6 +148,35 @@ pub struct CompiledRule {
 type Delta = (i32, i32);
 
 impl MoveRule {
+    /// The squares (file, rank) this rule can reach from `from` on a board of
+    /// `files x ranks`, ignoring what would block it (a hop counts every square
+    /// from the second on): the loader's bound on a variant's move count.
+    /// `forward` is +1 for White, -1 for Black. Runs at load time only.
+    pub fn unblocked_targets(&self, forward: i32, from: (i32, i32), (files, ranks): (i32, i32)) -> Vec<(i32, i32)> {
+        let on_board = |&(f, r): &(i32, i32)| (0..files).contains(&f) && (0..ranks).contains(&r);
+        let step = (i32::from(self.dx), i32::from(self.dy) * forward);
+        let first = (from.0 + step.0, from.1 + step.1);
+        // Squares `min..=max` steps of `d` away from `origin`, up to the edge.
+        let line = |origin: (i32, i32), d: (i32, i32), min: u8, max: u8| -> Vec<(i32, i32)> {
+            (1..=i32::from(max))
+                .map(|k| (k, (origin.0 + d.0 * k, origin.1 + d.1 * k)))
+                .take_while(|(_, sq)| on_board(sq))
+                .filter(|&(k, _)| k >= i32::from(min))
+                .map(|(_, sq)| sq)
+                .collect()
+        };
+        match self.motion {
+            Motion::Leap | Motion::Lame { .. } => Some(first).filter(on_board).into_iter().collect(),
+            Motion::Ride { min, max } => line(from, step, min, max),
+            // The screen stands on the first square at the nearest.
+            Motion::Hop => line(from, step, 2, crate::betza::UNLIMITED),
+            Motion::Bent { second, min, max } if on_board(&first) => {
+                line(first, (i32::from(second.0), i32::from(second.1) * forward), min, max)
+            }
+            Motion::Bent { .. } => Vec::new(),
+        }
+    }
+
     /// The rule as `color` plays it: Black's forward is down the board.
     fn oriented(&self, color: Color) -> MoveRule {
         let flip = |(dx, dy): Vector| (dx, dy * color.forward() as i8);

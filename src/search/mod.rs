@@ -265,8 +265,7 @@ struct Frame {
     double_extensions: u8,
 }
 
-const EMPTY_FRAME: Frame =
-    Frame {
+const EMPTY_FRAME: Frame = Frame {
     static_eval: -INFINITE,
     killers: [None; 2],
     excluded: None,
@@ -278,9 +277,8 @@ const EMPTY_FRAME: Frame =
 /// Frames before the root, so `ply - 2` needs no bounds test.
 const FRAME_OFFSET: usize = 2;
 
-static ABL: std::sync::LazyLock<u32> = std::sync::LazyLock::new(|| {
-    std::env::var("MENAGERIE_ABL").ok().and_then(|v| v.parse().ok()).unwrap_or(0)
-});
+static ABL: std::sync::LazyLock<u32> =
+    std::sync::LazyLock::new(|| std::env::var("MENAGERIE_ABL").ok().and_then(|v| v.parse().ok()).unwrap_or(0));
 #[inline]
 fn off(bit: u32) -> bool {
     *ABL & (1 << bit) != 0
@@ -552,7 +550,12 @@ impl<'a> Search<'a> {
 
     /// Rewards the capture that caused a cutoff and punishes the captures
     /// tried before it.
-    fn reward_captures(&mut self, best: Option<(Move, Cell, PieceKind)>, tried: &[(Move, Cell, PieceKind)], depth: i32) {
+    fn reward_captures(
+        &mut self,
+        best: Option<(Move, Cell, PieceKind)>,
+        tried: &[(Move, Cell, PieceKind)],
+        depth: i32,
+    ) {
         let bonus = (depth * depth * 16 + 32 * depth).min(1600);
         for &(m, mover, victim) in best.iter().chain(tried) {
             let b = if best.is_some_and(|b| b.0 == m) { bonus } else { -bonus };
@@ -695,7 +698,9 @@ impl<'a> Search<'a> {
                 // the sequence a single recapture: bounds the tree where
                 // dozens of men attack each other.
                 let recapture = m.to() == last_to;
-                if !off(4) && (legal >= QS_MOVE_LIMIT && !recapture) || (!off(8) && qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0)) {
+                if !off(4) && (legal >= QS_MOVE_LIMIT && !recapture)
+                    || (!off(8) && qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0))
+                {
                     continue;
                 }
             }
@@ -804,7 +809,15 @@ impl<'a> Search<'a> {
 
     /// Singular extension of the TT move: how much deeper to search it (or
     /// Err(score) when even without it the node fails high: multi-cut).
-    fn singular_extension(&mut self, depth: i32, ply: usize, beta: i32, m: Move, tt: TtHit, cut_node: bool) -> Result<i32, i32> {
+    fn singular_extension(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        m: Move,
+        tt: TtHit,
+        cut_node: bool,
+    ) -> Result<i32, i32> {
         let tt_score = from_tt(tt.score, ply);
         let singular_beta = tt_score - 2 * depth;
         let singular_depth = (depth - 1) / 2;
@@ -961,7 +974,15 @@ impl<'a> Search<'a> {
             }
             // Exchange pruning near the leaves: captures and quiet moves that lose
             // too much material by static exchange.
-            if !off(15) && ply > 0 && !pv_node && !in_check && !in_setup && best > -MATE_BOUND && depth <= 6 && Some(m) != tt_move {
+            if !off(15)
+                && ply > 0
+                && !pv_node
+                && !in_check
+                && !in_setup
+                && best > -MATE_BOUND
+                && depth <= 6
+                && Some(m) != tt_move
+            {
                 let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
                 if !self.see_ge(m, threshold) {
                     continue;
@@ -1002,11 +1023,14 @@ impl<'a> Search<'a> {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, !pv_node && !cut_node);
             } else {
                 let mut reduction = 0;
-                if depth >= 3 && legal > 2 + usize::from(off(13)) && (quiet || (!off(13) && moves.scores[i] < BAD_CAPTURE_LIMIT)) {
+                if depth >= 3
+                    && legal > 2 + usize::from(off(13))
+                    && (quiet || (!off(13) && moves.scores[i] < BAD_CAPTURE_LIMIT))
+                {
                     reduction = base_reduction;
                     if !off(7) {
-                    reduction += i32::from(!improving) + i32::from(cut_node);
-                    reduction -= i32::from(gives_check);
+                        reduction += i32::from(!improving) + i32::from(cut_node);
+                        reduction -= i32::from(gives_check);
                     }
                     reduction -= i32::from(pv_node) + i32::from(is_killer);
                     if quiet && !off(7) {

@@ -5,7 +5,7 @@
 //! Uses betza, geometry, piece and position (read-only).
 
 use super::Variant;
-use crate::betza::{Motion, MoveRule, UNLIMITED};
+use crate::motion::Motion;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
 
@@ -93,7 +93,14 @@ fn most_moves(variant: &Variant, color: Color, kind: PieceKind) -> usize {
                 .rules
                 .iter()
                 .map(|rule| {
-                    let weights = targets(variant, rule, color, (file, rank)).into_iter().map(|(_, r)| weight(r));
+                    let weights = rule
+                        .unblocked_targets(
+                            color.forward(),
+                            (file, rank),
+                            (i32::from(variant.shape.files), i32::from(variant.shape.ranks)),
+                        )
+                        .into_iter()
+                        .map(|(_, r)| weight(r));
                     if rule.mode.quiet() {
                         weights.sum()
                     } else {
@@ -105,35 +112,6 @@ fn most_moves(variant: &Variant, color: Color, kind: PieceKind) -> usize {
         }
     }
     most
-}
-
-/// The squares (file, rank) a rule can reach from `from` on the empty board,
-/// ignoring what would block it.
-fn targets(variant: &Variant, rule: &MoveRule, color: Color, from: (i32, i32)) -> Vec<(i32, i32)> {
-    let (files, ranks) = (i32::from(variant.shape.files), i32::from(variant.shape.ranks));
-    let on_board = |&(f, r): &(i32, i32)| (0..files).contains(&f) && (0..ranks).contains(&r);
-    let forward = color.forward();
-    let step = (i32::from(rule.dx), i32::from(rule.dy) * forward);
-    let first = (from.0 + step.0, from.1 + step.1);
-    // Squares `min..=max` steps of `d` away from `origin`, up to the edge.
-    let line = |origin: (i32, i32), d: (i32, i32), min: u8, max: u8| -> Vec<(i32, i32)> {
-        (1..=i32::from(max))
-            .map(|k| (k, (origin.0 + d.0 * k, origin.1 + d.1 * k)))
-            .take_while(|(_, sq)| on_board(sq))
-            .filter(|&(k, _)| k >= i32::from(min))
-            .map(|(_, sq)| sq)
-            .collect()
-    };
-    match rule.motion {
-        Motion::Leap | Motion::Lame { .. } => Some(first).filter(on_board).into_iter().collect(),
-        Motion::Ride { min, max } => line(from, step, min, max),
-        // The screen stands on the first square at the nearest.
-        Motion::Hop => line(from, step, 2, UNLIMITED),
-        Motion::Bent { second, min, max } if on_board(&first) => {
-            line(first, (i32::from(second.0), i32::from(second.1) * forward), min, max)
-        }
-        Motion::Bent { .. } => Vec::new(),
-    }
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@ use crate::eval::Evaluator;
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
 use crate::notation::MoveError;
+use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
-use crate::piece::Color;
 use crate::position::Position;
 use crate::search::{Limits, PvInfo, Search, SearchControl, SearchEvent, SearchResult};
 use crate::tt::TranspositionTable;
@@ -128,19 +128,6 @@ pub enum EngineEvent {
         /// Totals of the search.
         result: SearchResult,
     },
-}
-
-/// How a game has ended, by the variant's rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    /// The side to move is checkmated; the other colour wins.
-    Checkmate(Color),
-    /// The side to move has no legal move and is not in check.
-    Stalemate,
-    /// The position occurred often enough.
-    Repetition,
-    /// The move rule ran out.
-    MoveRule,
 }
 
 /// The engine: a game, options, a hash table and at most one running search.
@@ -518,23 +505,9 @@ impl Engine {
         list
     }
 
-    /// The game's result, if it is over by the variant's rules.
-    pub fn game_result(&mut self) -> Option<GameResult> {
-        if self.legal_moves().is_empty() {
-            return Some(if !self.pos.in_setup() && self.pos.in_check() {
-                GameResult::Checkmate(self.pos.side_to_move())
-            } else {
-                GameResult::Stalemate
-            });
-        }
-        let end = &self.variant.end;
-        if end.repetition > 0 && self.pos.repetitions() + 1 >= end.repetition {
-            return Some(GameResult::Repetition);
-        }
-        if end.move_rule > 0 && self.pos.state().halfmove as u32 >= 2 * end.move_rule {
-            return Some(GameResult::MoveRule);
-        }
-        None
+    /// How the game has ended by the variant's rules, if it has.
+    pub fn game_end(&mut self) -> Option<GameEnd> {
+        self.pos.game_end()
     }
 
     /// A picture of the board, the FEN and the hash (the `d` command).

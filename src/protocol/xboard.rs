@@ -13,9 +13,10 @@
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::{send, Event, Output, Protocol};
-use crate::engine::{Engine, EngineEvent, GameResult, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::engine::{Engine, EngineEvent, MAX_HASH_MIB, MAX_MULTIPV};
 use crate::moves::MoveKind;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
+use crate::outcome::GameEnd;
 use crate::piece::Color;
 use crate::search::{Limits, Score};
 use crate::variant::Variant;
@@ -164,13 +165,14 @@ struct Session<'a> {
     st: State,
 }
 
-fn result_line(result: GameResult) -> &'static str {
-    match result {
-        GameResult::Checkmate(Color::White) => "0-1 {Black mates}",
-        GameResult::Checkmate(Color::Black) => "1-0 {White mates}",
-        GameResult::Stalemate => "1/2-1/2 {Stalemate}",
-        GameResult::Repetition => "1/2-1/2 {Draw by repetition}",
-        GameResult::MoveRule => "1/2-1/2 {Draw by move rule}",
+/// The CECP result line for a game the rules have ended.
+fn result_line(end: GameEnd) -> &'static str {
+    match end {
+        GameEnd::Checkmate { winner: Color::Black } => "0-1 {Black mates}",
+        GameEnd::Checkmate { winner: Color::White } => "1-0 {White mates}",
+        GameEnd::Stalemate => "1/2-1/2 {Stalemate}",
+        GameEnd::Repetition { .. } => "1/2-1/2 {Draw by repetition}",
+        GameEnd::MoveRule { .. } => "1/2-1/2 {Draw by move rule}",
     }
 }
 
@@ -278,14 +280,14 @@ impl Session<'_> {
             self.start(Purpose::Analyze);
         } else if !self.st.force
             && self.engine.position().side_to_move() == self.st.engine_side
-            && self.engine.game_result().is_none()
+            && self.engine.game_end().is_none()
         {
             self.start(Purpose::Move);
         }
     }
 
     fn announce_result(&mut self) -> bool {
-        match self.engine.game_result() {
+        match self.engine.game_end() {
             Some(r) => {
                 self.send(result_line(r));
                 true

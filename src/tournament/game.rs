@@ -13,47 +13,10 @@ use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
-use crate::moves::MoveList;
+use crate::outcome::Outcome;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::variant::Variant;
-
-/// How a game was decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// 1-0.
-    WhiteWins,
-    /// 0-1.
-    BlackWins,
-    /// 1/2-1/2.
-    Draw,
-}
-
-impl Outcome {
-    /// PGN result text.
-    pub fn pgn(self) -> &'static str {
-        match self {
-            Outcome::WhiteWins => "1-0",
-            Outcome::BlackWins => "0-1",
-            Outcome::Draw => "1/2-1/2",
-        }
-    }
-    /// A win for `color`.
-    pub fn win_for(color: Color) -> Outcome {
-        match color {
-            Color::White => Outcome::WhiteWins,
-            Color::Black => Outcome::BlackWins,
-        }
-    }
-    /// Points White scored.
-    pub fn white_points(self) -> f64 {
-        match self {
-            Outcome::WhiteWins => 1.0,
-            Outcome::BlackWins => 0.0,
-            Outcome::Draw => 0.5,
-        }
-    }
-}
 
 /// Why a game ended, in the terms of the PGN `Termination` tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -221,8 +184,8 @@ pub fn play_game(
     let start_ply = pos.ply_count();
     loop {
         let us = pos.side_to_move();
-        if let Some((outcome, reason)) = rules_result(&mut pos) {
-            finish(&mut record, Some(outcome), Termination::Normal, reason);
+        if let Some(end) = pos.game_end() {
+            finish(&mut record, Some(end.outcome()), Termination::Normal, end.to_string());
             break;
         }
         match verdict {
@@ -335,29 +298,6 @@ pub fn play_game(
         }
     }
     (record, faults)
-}
-
-/// The result the variant's rules give the position, if the game is over:
-/// checkmate, stalemate (a draw), repetition, or the move rule.
-pub fn rules_result(pos: &mut Position) -> Option<(Outcome, String)> {
-    let mut legal = MoveList::new();
-    pos.generate_legal(&mut legal);
-    let us = pos.side_to_move();
-    if legal.is_empty() {
-        return Some(if pos.in_check() {
-            (Outcome::win_for(!us), format!("{} mates", side_name(!us)))
-        } else {
-            (Outcome::Draw, "Draw by stalemate".to_string())
-        });
-    }
-    let end = &pos.variant().end;
-    if end.repetition > 0 && pos.repetitions() + 1 >= end.repetition {
-        return Some((Outcome::Draw, format!("Draw by {}-fold repetition", end.repetition)));
-    }
-    if end.move_rule > 0 && u32::from(pos.state().halfmove) >= 2 * end.move_rule {
-        return Some((Outcome::Draw, format!("Draw by {} moves rule", end.move_rule)));
-    }
-    None
 }
 
 fn comment(info: &SearchInfo, used: Duration) -> String {

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::engine::{Engine, EngineSpec, MoveRequest, Reply};
-use super::game::rules_result;
 use super::openings::SplitMix64;
 use super::random_engine::random_move;
 use super::san::move_to_san;
@@ -153,10 +152,11 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     );
     loop {
         println!("\n{}", draw_board(&pos));
-        if let Some((outcome, reason)) = rules_result(&mut pos) {
-            println!("{reason} ({})", outcome.pgn());
+        if let Some(end) = pos.game_end() {
+            let result = end.outcome().pgn();
+            println!("{end} ({result})");
             if let Some(e) = engine.as_mut() {
-                e.game_over(outcome.pgn(), &reason);
+                e.game_over(result, &end.to_string());
             }
             break;
         }

@@ -17,11 +17,12 @@ use std::time::Duration;
 
 use super::adjudicate::{DrawRule, ResignRule};
 use super::engine::{Engine, EngineSpec};
-use super::game::{play_game, GameRecord, GameSetup, Outcome, Termination};
+use super::game::{play_game, GameRecord, GameSetup, Termination};
 use super::openings::{add_random_plies, Opening, SplitMix64};
 use super::pgn::{write_game, PgnContext};
 use super::stats::{Pentanomial, Score, Sprt, SprtDecision};
 use super::tc::TimeControl;
+use crate::outcome::Outcome;
 use crate::variant::Variant;
 
 /// Everything a match needs.

@@ -12,6 +12,7 @@ pub mod geometry;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod options;
 pub mod outcome;
 pub mod perft;
 pub mod piece;

@@ -13,9 +13,10 @@
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::{send, Event, Output, Protocol};
-use crate::engine::{Engine, EngineEvent, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::engine::{Engine, EngineEvent};
 use crate::moves::MoveKind;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
+use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, MAX_HASH_MIB};
 use crate::outcome::GameEnd;
 use crate::piece::Color;
 use crate::search::{Limits, Score};
@@ -103,6 +104,32 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
         lines.push(format!("piece {}& {betza}", p.letter));
     }
     lines
+}
+
+/// The options offered as `feature option`, in order. The others have CECP
+/// commands of their own (`variant`, `memory`, `cores`, `hard`/`easy`) or
+/// mean nothing in CECP (`UCI_Chess960`, `UCI_AnalyseMode`).
+const XBOARD_OPTIONS: [OptionId; 5] =
+    [OptionId::MultiPv, OptionId::MoveOverhead, OptionId::ClearHash, OptionId::Evaluation, OptionId::VariantPath];
+
+/// The `feature option="..."` line of one option, with its current value
+/// (None for a type CECP cannot express).
+fn option_feature(engine: &Engine, spec: &OptionSpec) -> Option<String> {
+    let value = engine.option_value(spec.id);
+    let control = match (spec.kind, value) {
+        (OptionKind::Spin { min, max, .. }, OptionValue::Number(n)) => format!("-spin {n} {min} {max}"),
+        (OptionKind::Check { .. }, OptionValue::Flag(on)) => format!("-check {}", u8::from(on)),
+        (OptionKind::Combo { choices, .. }, OptionValue::Choice(current)) => {
+            // CECP marks the current choice with `*`.
+            let marked: Vec<String> =
+                choices.iter().map(|&c| if c == current { format!("*{c}") } else { c.to_string() }).collect();
+            format!("-combo {}", marked.join(" /// "))
+        }
+        (OptionKind::Button, _) => "-button".to_string(),
+        (OptionKind::Path, OptionValue::Text(path)) => format!("-path {}", if path.is_empty() { "." } else { &path }),
+        _ => return None,
+    };
+    Some(format!("feature option=\"{} {control}\"", spec.name))
 }
 
 /// Why the engine is searching.
@@ -213,11 +240,11 @@ impl Session<'_> {
             env!("CARGO_PKG_VERSION"),
             names.join(",")
         ));
-        self.send(&format!("feature option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\""));
-        self.send(&format!("feature option=\"Move Overhead -spin {} 0 10000\"", self.engine.options().move_overhead));
-        self.send("feature option=\"Clear Hash -button\"");
-        self.send("feature option=\"Evaluation -combo *full /// material\"");
-        self.send("feature option=\"VariantPath -path .\"");
+        for id in XBOARD_OPTIONS {
+            if let Some(line) = option_feature(self.engine, options::spec(id)) {
+                self.send(&line);
+            }
+        }
         self.send("feature done=1");
     }
 
@@ -533,7 +560,7 @@ impl Session<'_> {
             }
             "memory" => match arg.parse::<usize>() {
                 Ok(mib) => {
-                    if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB)) {
+                    if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB as usize)) {
                         self.error(&e.to_string(), line);
                     }
                 }
@@ -595,5 +622,22 @@ mod tests {
         assert_eq!(xboard_betza("NN"), "N0");
         assert_eq!(xboard_betza("mRcpR"), "mRcpR");
         assert_eq!(xboard_betza("fmW fcF ifmnD"), "fmWfcFifmnD");
+    }
+
+    #[test]
+    fn option_features_at_start() {
+        let engine = Engine::new();
+        let lines: Vec<String> =
+            XBOARD_OPTIONS.iter().filter_map(|&id| option_feature(&engine, options::spec(id))).collect();
+        assert_eq!(
+            lines,
+            [
+                "feature option=\"MultiPV -spin 1 1 256\"",
+                "feature option=\"Move Overhead -spin 50 0 10000\"",
+                "feature option=\"Clear Hash -button\"",
+                "feature option=\"Evaluation -combo *full /// material\"",
+                "feature option=\"VariantPath -path .\"",
+            ]
+        );
     }
 }

@@ -141,7 +141,9 @@ enum Purpose {
     Analyze,
 }
 
-struct State {
+/// What an XBoard session remembers between commands: modes, the side the
+/// engine plays, the time control, the running search and held-back pongs.
+struct SessionState {
     force: bool,
     engine_side: Color,
     post: bool,
@@ -163,9 +165,9 @@ struct State {
     pending_pongs: Vec<String>,
 }
 
-impl State {
-    fn new() -> State {
-        State {
+impl SessionState {
+    fn new() -> SessionState {
+        SessionState {
             force: false,
             engine_side: Color::Black,
             post: false,
@@ -189,7 +191,7 @@ struct Session<'a> {
     engine: &'a mut Engine,
     tx: &'a Sender<Event>,
     out: &'a Output,
-    st: State,
+    st: SessionState,
 }
 
 /// The CECP result line for a game the rules have ended.
@@ -597,7 +599,7 @@ impl Session<'_> {
 
 /// Runs XBoard until `quit` or end of input.
 pub fn run(engine: &mut Engine, rx: &Receiver<Event>, tx: &Sender<Event>, out: &Output) -> Option<Protocol> {
-    let mut session = Session { engine, tx, out, st: State::new() };
+    let mut session = Session { engine, tx, out, st: SessionState::new() };
     while let Ok(event) = rx.recv() {
         match event {
             Event::Line(line) => {

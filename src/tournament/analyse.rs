@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engine::uci::UciEngine;
-use super::engine::{EngineError, EngineProcess, EngineSpec};
+use super::player::uci::UciPlayer;
+use super::player::{PlayerError, PlayerProcess, PlayerSpec};
 use super::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
@@ -228,17 +228,17 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     };
     let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
     tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-    let spec = EngineSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
     let stop = AtomicBool::new(false);
-    let process = EngineProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
+    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
     let hint = if args.engine.is_none() { " (this build may lack `menagerie uci`; pass --engine CMD)" } else { "" };
-    let mut engine = UciEngine::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}{hint}"))?;
+    let mut engine = UciPlayer::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}{hint}"))?;
     engine.new_game(&variant, &start_fen, &stop).map_err(|e| format!("engine: {e}"))?;
     if args.multipv > 1 {
         engine.process.send(&format!("setoption name MultiPV value {}", args.multipv)).map_err(|e| e.to_string())?;
         engine.sync(&stop).map_err(|e| e.to_string())?;
     }
-    let position = UciEngine::position_command(&variant.start_fen, &start_fen, &moves);
+    let position = UciPlayer::position_command(&variant.start_fen, &start_fen, &moves);
     engine.process.send(&position).map_err(|e| e.to_string())?;
     let mut go = String::from("go");
     let mut movetime = args.movetime;
@@ -260,7 +260,7 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     let best = loop {
         let line = match engine.process.read_line(deadline, &stop) {
             Ok(l) => l,
-            Err(EngineError::Timeout) => {
+            Err(PlayerError::Timeout) => {
                 let _ = engine.process.send("stop");
                 match engine.process.read_line(Instant::now() + Duration::from_secs(2), &stop) {
                     Ok(l) => l,

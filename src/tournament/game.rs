@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
-use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
+use super::player::{MoveRequest, Player, PlayerError, Reply, SearchInfo};
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
 use crate::outcome::Outcome;
@@ -121,7 +121,7 @@ fn side_name(c: Color) -> &'static str {
 pub fn play_game(
     setup: &GameSetup,
     names: [&str; 2],
-    engines: [&mut Engine; 2],
+    engines: [&mut Player; 2],
     stop: &AtomicBool,
 ) -> (GameRecord, Faults) {
     let mut record = GameRecord {
@@ -169,8 +169,8 @@ pub fn play_game(
             faults[i] = true;
             let color = if i == 0 { Color::White } else { Color::Black };
             let (term, outcome) = match e {
-                EngineError::Stopped => (Termination::Unterminated, None),
-                EngineError::Timeout => (Termination::TimeForfeit, Some(Outcome::win_for(!color))),
+                PlayerError::Stopped => (Termination::Unterminated, None),
+                PlayerError::Timeout => (Termination::TimeForfeit, Some(Outcome::win_for(!color))),
                 _ => (Termination::Abandoned, Some(Outcome::win_for(!color))),
             };
             finish(&mut record, outcome, term, format!("{} could not start the game: {e}", side_name(color)));
@@ -271,11 +271,11 @@ pub fn play_game(
                 lose(&mut record, us, Termination::Normal, format!("{name} resigns"));
                 break;
             }
-            Err(EngineError::Stopped) => {
+            Err(PlayerError::Stopped) => {
                 finish(&mut record, None, Termination::Unterminated, "Stopped".to_string());
                 break;
             }
-            Err(EngineError::Timeout) => {
+            Err(PlayerError::Timeout) => {
                 faults[idx] = true;
                 lose(&mut record, us, Termination::TimeForfeit, format!("{name} loses on time"));
                 break;
@@ -283,7 +283,7 @@ pub fn play_game(
             Err(e) => {
                 faults[idx] = true;
                 let reason = match &e {
-                    EngineError::Disconnected(why) => format!("{name} disconnects ({why})"),
+                    PlayerError::Disconnected(why) => format!("{name} disconnects ({why})"),
                     other => format!("{name}: {other}"),
                 };
                 lose(&mut record, us, Termination::Abandoned, reason);

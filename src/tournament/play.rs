@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engine::{Engine, EngineSpec, MoveRequest, Reply};
 use super::openings::SplitMix64;
+use super::player::{MoveRequest, Player, PlayerSpec, Reply};
 use super::random_engine::random_move;
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
@@ -126,12 +126,12 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
         Some(cmd) => {
             let mut tokens = vec![format!("cmd={cmd}"), format!("proto={}", args.proto)];
             tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-            let spec = match EngineSpec::from_tokens(&tokens) {
+            let spec = match PlayerSpec::from_tokens(&tokens) {
                 Ok(s) => s,
                 Err(e) => return fail(e.to_string()),
             };
             let started =
-                Engine::start(&spec, &stop, false).and_then(|mut e| e.new_game(&variant, &fen, &tc, &stop).map(|_| e));
+                Player::start(&spec, &stop, false).and_then(|mut e| e.new_game(&variant, &fen, &tc, &stop).map(|_| e));
             match started {
                 Ok(e) => Some(e),
                 Err(e) => return fail(format!("engine: {e}")),

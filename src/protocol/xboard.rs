@@ -412,38 +412,13 @@ impl Session<'_> {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some((&cmd, args)) = tokens.split_first() else { return true };
         let arg = args.first().copied().unwrap_or("");
-        let rest = args.join(" ");
         match cmd {
             "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating" | "ics" | "draw"
             | "hard" | "easy" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
             | "debug" => {}
             "protover" => self.features(),
-            "new" => {
-                self.cancel();
-                // `new` means orthodox chess; `variant` may follow. Chess always ships.
-                let _ = self.engine.set_variant("chess");
-                self.engine.new_game();
-                self.st.force = false;
-                self.st.engine_side = Color::Black;
-                self.st.sd = None;
-                self.st.st_ms = None;
-                self.st.time_ms = None;
-                self.st.otim_ms = None;
-                if self.st.analyzing {
-                    self.maybe_think();
-                }
-            }
-            "variant" => {
-                self.cancel();
-                match self.engine.set_variant(arg) {
-                    Ok(_) => {
-                        for l in variant_definition(self.engine) {
-                            self.send(&l);
-                        }
-                    }
-                    Err(e) => self.error(&e.to_string(), line),
-                }
-            }
+            "new" => self.new_game(),
+            "variant" => self.variant(arg, line),
             "force" => {
                 self.cancel();
                 self.st.force = true;
@@ -464,43 +439,13 @@ impl Session<'_> {
                 self.st.engine_side = if cmd == "white" { Color::Black } else { Color::White };
             }
             "usermove" => self.user_move(arg),
-            "setboard" => {
-                self.cancel();
-                match self.engine.set_position(Some(&rest), &[]) {
-                    Ok(()) => {
-                        if self.st.analyzing {
-                            self.maybe_think();
-                        }
-                    }
-                    Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
+            "setboard" => self.set_board(&args.join(" ")),
+            "level" => match parse_level(args) {
+                Some((mps, base_ms, inc_ms)) => {
+                    (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (mps, base_ms, inc_ms, None)
                 }
-            }
-            "level" => {
-                // level MPS BASE INC, BASE as minutes or minutes:seconds.
-                let mut ok = args.len() == 3;
-                if ok {
-                    let mps = args[0].parse::<u32>();
-                    let base = match args[1].split_once(':') {
-                        Some((m, s)) => {
-                            m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000)
-                        }
-                        None => args[1]
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|x| x.is_finite() && *x >= 0.0)
-                            .map(|m| (m * 60_000.0) as u64),
-                    };
-                    match (mps, base, seconds_to_ms(args[2])) {
-                        (Ok(m), Some(b), Some(i)) => {
-                            (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (m, b, i, None)
-                        }
-                        _ => ok = false,
-                    }
-                }
-                if !ok {
-                    self.error("bad level", line);
-                }
-            }
+                None => self.error("bad level", line),
+            },
             "st" => match seconds_to_ms(arg) {
                 Some(ms) => self.st.st_ms = Some(ms),
                 None => self.error("bad time", line),
@@ -511,11 +456,11 @@ impl Session<'_> {
             },
             "time" | "otim" => match arg.parse::<i64>() {
                 Ok(cs) => {
-                    let ms = (cs.max(0) as u64) * 10;
+                    let ms = Some((cs.max(0) as u64) * 10);
                     if cmd == "time" {
-                        self.st.time_ms = Some(ms);
+                        self.st.time_ms = ms;
                     } else {
-                        self.st.otim_ms = Some(ms);
+                        self.st.otim_ms = ms;
                     }
                 }
                 Err(_) => self.error("bad time", line),
@@ -525,27 +470,9 @@ impl Session<'_> {
                 Err(_) => self.error("bad nps", line),
             },
             "?" => self.engine.stop(),
-            "ping" => {
-                let pong = format!("pong {arg}");
-                if matches!(self.st.searching, Some((_, Purpose::Move))) {
-                    self.st.pending_pongs.push(pong);
-                } else {
-                    self.send(&pong);
-                }
-            }
-            "undo" | "remove" => {
-                self.cancel();
-                let times = if cmd == "remove" { 2 } else { 1 };
-                for _ in 0..times {
-                    if self.engine.undo().is_err() {
-                        self.error("no move to undo", line);
-                        break;
-                    }
-                }
-                if self.st.analyzing {
-                    self.maybe_think();
-                }
-            }
+            "ping" => self.ping(arg),
+            "undo" => self.take_back(1, line),
+            "remove" => self.take_back(2, line),
             "result" => {
                 self.cancel();
                 self.st.force = true;
@@ -560,41 +487,128 @@ impl Session<'_> {
                 self.st.analyzing = false;
                 self.cancel();
             }
-            "memory" => match arg.parse::<usize>() {
-                Ok(mib) => {
-                    if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB as usize)) {
-                        self.error(&e.to_string(), line);
-                    }
-                }
-                Err(_) => self.error("bad memory size", line),
-            },
+            "memory" => self.memory(arg, line),
             "cores" => {
                 if self.engine.set_option("Threads", arg).is_err() {
                     self.error("bad core count", line);
                 }
             }
             "option" => {
+                let rest = args.join(" ");
                 let (name, value) = rest.split_once('=').unwrap_or((rest.as_str(), ""));
                 if let Err(e) = self.engine.set_option(name.trim(), value.trim()) {
                     self.error(&e.to_string(), line);
                 }
             }
             "quit" => return false,
-            _ => {
-                // Without `usermove` a move arrives bare.
-                let uci = from_xboard(self.engine.variant(), cmd);
-                let looks_like_move = args.is_empty()
-                    && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
-                        || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
-                if looks_like_move {
-                    self.user_move(cmd);
-                } else {
-                    self.error("unknown command", &super::quote(cmd));
-                }
-            }
+            _ => self.bare_word(cmd, args),
         }
         true
     }
+
+    /// `new`: orthodox chess from the start, the engine playing Black, no
+    /// depth or time limits carried over.
+    fn new_game(&mut self) {
+        self.cancel();
+        // `new` means orthodox chess; `variant` may follow. Chess always ships.
+        let _ = self.engine.set_variant("chess");
+        self.engine.new_game();
+        self.st.force = false;
+        self.st.engine_side = Color::Black;
+        self.st.sd = None;
+        self.st.st_ms = None;
+        self.st.time_ms = None;
+        self.st.otim_ms = None;
+        if self.st.analyzing {
+            self.maybe_think();
+        }
+    }
+
+    /// `variant NAME`: switches and describes it when XBoard does not know it.
+    fn variant(&mut self, name: &str, line: &str) {
+        self.cancel();
+        match self.engine.set_variant(name) {
+            Ok(_) => {
+                for l in variant_definition(self.engine) {
+                    self.send(&l);
+                }
+            }
+            Err(e) => self.error(&e.to_string(), line),
+        }
+    }
+
+    fn set_board(&mut self, fen: &str) {
+        self.cancel();
+        match self.engine.set_position(Some(fen), &[]) {
+            Ok(()) => {
+                if self.st.analyzing {
+                    self.maybe_think();
+                }
+            }
+            Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
+        }
+    }
+
+    /// `ping N`: answered at once, or after the move being thought about.
+    fn ping(&mut self, arg: &str) {
+        let pong = format!("pong {arg}");
+        if matches!(self.st.searching, Some((_, Purpose::Move))) {
+            self.st.pending_pongs.push(pong);
+        } else {
+            self.send(&pong);
+        }
+    }
+
+    /// `undo` (one move) or `remove` (two).
+    fn take_back(&mut self, moves: usize, line: &str) {
+        self.cancel();
+        for _ in 0..moves {
+            if self.engine.undo().is_err() {
+                self.error("no move to undo", line);
+                break;
+            }
+        }
+        if self.st.analyzing {
+            self.maybe_think();
+        }
+    }
+
+    /// `memory MIB`: the hash size, clamped to what the engine accepts.
+    fn memory(&mut self, arg: &str, line: &str) {
+        match arg.parse::<usize>() {
+            Ok(mib) => {
+                if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB as usize)) {
+                    self.error(&e.to_string(), line);
+                }
+            }
+            Err(_) => self.error("bad memory size", line),
+        }
+    }
+
+    /// A word no command owns: a move (without `usermove` a move arrives
+    /// bare) or an unknown command.
+    fn bare_word(&mut self, cmd: &str, args: &[&str]) {
+        let uci = from_xboard(self.engine.variant(), cmd);
+        let looks_like_move = args.is_empty()
+            && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
+                || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
+        if looks_like_move {
+            self.user_move(cmd);
+        } else {
+            self.error("unknown command", &super::quote(cmd));
+        }
+    }
+}
+
+/// `level MPS BASE INC` arguments, BASE as minutes or minutes:seconds and
+/// INC in seconds: moves per session and base and increment in ms.
+fn parse_level(args: &[&str]) -> Option<(u32, u64, u64)> {
+    let [mps, base, inc] = args else { return None };
+    let base_ms = match base.split_once(':') {
+        Some((m, s)) => m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000),
+        None => base.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).map(|m| (m * 60_000.0) as u64),
+    }?;
+    Some((mps.parse().ok()?, base_ms, seconds_to_ms(inc)?))
 }
 
 /// Runs XBoard until `quit` or end of input.

@@ -440,35 +440,7 @@ impl Session<'_> {
             }
             "usermove" => self.user_move(arg),
             "setboard" => self.set_board(&args.join(" ")),
-            "level" => match parse_level(args) {
-                Some((mps, base_ms, inc_ms)) => {
-                    (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (mps, base_ms, inc_ms, None)
-                }
-                None => self.error("bad level", line),
-            },
-            "st" => match seconds_to_ms(arg) {
-                Some(ms) => self.st.st_ms = Some(ms),
-                None => self.error("bad time", line),
-            },
-            "sd" => match arg.parse::<u32>() {
-                Ok(d) if d > 0 => self.st.sd = Some(d),
-                _ => self.error("bad depth", line),
-            },
-            "time" | "otim" => match arg.parse::<i64>() {
-                Ok(cs) => {
-                    let ms = Some((cs.max(0) as u64) * 10);
-                    if cmd == "time" {
-                        self.st.time_ms = ms;
-                    } else {
-                        self.st.otim_ms = ms;
-                    }
-                }
-                Err(_) => self.error("bad time", line),
-            },
-            "nps" => match arg.parse::<u64>() {
-                Ok(n) => self.st.nps = n,
-                Err(_) => self.error("bad nps", line),
-            },
+            "level" | "st" | "sd" | "time" | "otim" | "nps" => self.time_control(cmd, args, line),
             "?" => self.engine.stop(),
             "ping" => self.ping(arg),
             "undo" => self.take_back(1, line),
@@ -504,6 +476,43 @@ impl Session<'_> {
             _ => self.bare_word(cmd, args),
         }
         true
+    }
+
+    /// The time-control commands: `level`, `st`, `sd`, `time`, `otim`, `nps`.
+    fn time_control(&mut self, cmd: &str, args: &[&str], line: &str) {
+        let arg = args.first().copied().unwrap_or("");
+        match cmd {
+            "level" => match parse_level(args) {
+                Some((mps, base_ms, inc_ms)) => {
+                    (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (mps, base_ms, inc_ms, None)
+                }
+                None => self.error("bad level", line),
+            },
+            "st" => match seconds_to_ms(arg) {
+                Some(ms) => self.st.st_ms = Some(ms),
+                None => self.error("bad time", line),
+            },
+            "sd" => match arg.parse::<u32>() {
+                Ok(d) if d > 0 => self.st.sd = Some(d),
+                _ => self.error("bad depth", line),
+            },
+            "time" | "otim" => match arg.parse::<i64>() {
+                Ok(cs) => {
+                    let ms = Some((cs.max(0) as u64) * 10);
+                    if cmd == "time" {
+                        self.st.time_ms = ms;
+                    } else {
+                        self.st.otim_ms = ms;
+                    }
+                }
+                Err(_) => self.error("bad time", line),
+            },
+            "nps" => match arg.parse::<u64>() {
+                Ok(n) => self.st.nps = n,
+                Err(_) => self.error("bad nps", line),
+            },
+            _ => {}
+        }
     }
 
     /// `new`: orthodox chess from the start, the engine playing Black, no

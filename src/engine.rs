@@ -14,8 +14,9 @@ use crate::eval::Evaluator;
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
 use crate::notation::MoveError;
+use crate::options::{self, EngineOptions, OptionId, OptionKind, OptionValue};
+use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
-use crate::piece::Color;
 use crate::position::Position;
 use crate::search::{Limits, PvInfo, Search, SearchControl, SearchEvent, SearchResult};
 use crate::tt::TranspositionTable;
@@ -23,11 +24,6 @@ use crate::variant::{Registry, Variant};
 
 /// Stack of the search thread: move lists live on the stack, one per ply.
 pub const SEARCH_STACK_BYTES: usize = 64 << 20;
-/// Largest `Hash` value accepted, in MiB.
-pub const MAX_HASH_MIB: usize = 32_768;
-/// Largest `MultiPV` value accepted.
-pub const MAX_MULTIPV: usize = 256;
-
 /// Why an engine call failed. The engine state is unchanged after an error.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -62,42 +58,6 @@ pub enum EngineError {
     Thread(String),
 }
 
-/// Settings that GUIs change through options.
-#[derive(Clone, Debug)]
-pub struct EngineOptions {
-    /// Transposition table size in MiB.
-    pub hash_mib: usize,
-    /// Lines to report.
-    pub multipv: usize,
-    /// Milliseconds kept back per move for communication delays.
-    pub move_overhead: u64,
-    /// Write castling as king-takes-rook.
-    pub chess960: bool,
-    /// Accepted for GUIs; the search uses one thread.
-    pub threads: usize,
-    /// The GUI may ask us to ponder.
-    pub ponder: bool,
-    /// Analysis mode (accepted; the search is the same).
-    pub analyse_mode: bool,
-    /// Score material only: the weak baseline of strength tests.
-    pub material_only: bool,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hash_mib: 16,
-            multipv: 1,
-            move_overhead: 50,
-            chess960: false,
-            threads: 1,
-            ponder: false,
-            analyse_mode: false,
-            material_only: false,
-        }
-    }
-}
-
 /// What a running search reports, with moves already written as UCI text.
 #[derive(Clone, Debug)]
 pub enum EngineEvent {
@@ -128,19 +88,6 @@ pub enum EngineEvent {
         /// Totals of the search.
         result: SearchResult,
     },
-}
-
-/// How a game has ended, by the variant's rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    /// The side to move is checkmated; the other colour wins.
-    Checkmate(Color),
-    /// The side to move has no legal move and is not in check.
-    Stalemate,
-    /// The position occurred often enough.
-    Repetition,
-    /// The move rule ran out.
-    MoveRule,
 }
 
 /// The engine: a game, options, a hash table and at most one running search.
@@ -302,10 +249,11 @@ impl Engine {
         self.tt.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Resizes the hash table (MiB, 1..=[`MAX_HASH_MIB`]).
+    /// Resizes the hash table (MiB, within the `Hash` option's bounds).
     pub fn set_hash(&mut self, mib: usize) -> Result<(), EngineError> {
-        if !(1..=MAX_HASH_MIB).contains(&mib) {
-            return Err(EngineError::BadOptionValue { name: "Hash".into(), value: mib.to_string() });
+        let bad = |value: String| EngineError::BadOptionValue { name: "Hash".into(), value };
+        if !options::spec(OptionId::Hash).allows_number(mib as u64) {
+            return Err(bad(mib.to_string()));
         }
         self.stop_and_wait();
         // Free the old table first so the two never coexist in memory.
@@ -319,7 +267,7 @@ impl Engine {
             }
             None => {
                 *self.tt_lock() = TranspositionTable::new(old);
-                Err(EngineError::BadOptionValue { name: "Hash".into(), value: format!("{mib} (out of memory)") })
+                Err(bad(format!("{mib} (out of memory)")))
             }
         }
     }
@@ -330,76 +278,40 @@ impl Engine {
         self.tt_lock().clear();
     }
 
-    /// Sets an option by its UCI name (case-insensitive). `UCI_Variant` and
-    /// `VariantPath` are handled here too; protocols print what they need.
+    /// Sets an option by its name (case-insensitive), checked against the
+    /// option table ([`options::OPTIONS`]).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
-        let bad = || EngineError::BadOptionValue { name: name.to_string(), value: value.to_string() };
-        let number = || value.trim().parse::<u64>().map_err(|_| bad());
-        let flag = || match value.trim().to_ascii_lowercase().as_str() {
-            "true" | "1" | "on" => Ok(true),
-            "false" | "0" | "off" => Ok(false),
-            _ => Err(bad()),
-        };
-        match name.to_ascii_lowercase().as_str() {
-            "hash" => self.set_hash(number()? as usize),
-            "clear hash" => {
+        let spec = options::find(name).ok_or_else(|| EngineError::UnknownOption(name.to_string()))?;
+        let parsed = spec
+            .parse(value)
+            .ok_or_else(|| EngineError::BadOptionValue { name: spec.name.to_string(), value: value.to_string() })?;
+        match (spec.id, parsed) {
+            (OptionId::Hash, OptionValue::Number(mib)) => self.set_hash(mib as usize),
+            (OptionId::ClearHash, _) => {
                 self.clear_hash();
                 Ok(())
             }
-            "threads" => {
-                let n = number()?;
-                if n == 0 || n > 1024 {
-                    return Err(bad());
-                }
-                self.options.threads = n as usize;
-                Ok(())
-            }
-            "multipv" => {
-                let n = number()? as usize;
-                if n == 0 || n > MAX_MULTIPV {
-                    return Err(bad());
-                }
-                self.options.multipv = n;
-                Ok(())
-            }
-            "move overhead" => {
-                let n = number()?;
-                if n > 10_000 {
-                    return Err(bad());
-                }
-                self.options.move_overhead = n;
-                Ok(())
-            }
-            "uci_chess960" => {
-                self.options.chess960 = flag()?;
-                Ok(())
-            }
-            "ponder" => {
-                self.options.ponder = flag()?;
-                Ok(())
-            }
-            "uci_analysemode" => {
-                self.options.analyse_mode = flag()?;
-                Ok(())
-            }
-            "evaluation" => {
-                self.options.material_only = match value.trim().to_ascii_lowercase().as_str() {
-                    "full" => false,
-                    "material" => true,
-                    _ => return Err(bad()),
-                };
+            (OptionId::Variant, OptionValue::Text(name)) => self.set_variant(&name).map(|_| ()),
+            (OptionId::VariantPath, OptionValue::Text(path)) if path.is_empty() => Ok(()),
+            (OptionId::VariantPath, OptionValue::Text(path)) => self.load_variants(Path::new(&path)).map(|_| ()),
+            (OptionId::Evaluation, choice) => {
+                self.options.set(OptionId::Evaluation, &choice);
                 self.stop_and_wait();
                 self.evaluator = Arc::new(self.evaluator_for(&self.variant));
                 Ok(())
             }
-            "uci_variant" => self.set_variant(value.trim()).map(|_| ()),
-            "variantpath" => {
-                if value.trim().is_empty() || value.trim() == "<empty>" {
-                    return Ok(());
-                }
-                self.load_variants(Path::new(value.trim())).map(|_| ())
+            (id, value) => {
+                self.options.set(id, &value);
+                Ok(())
             }
-            _ => Err(EngineError::UnknownOption(name.to_string())),
+        }
+    }
+
+    /// The current value of option `id`, as the protocols print it.
+    pub fn option_value(&self, id: OptionId) -> OptionValue {
+        match options::spec(id).kind {
+            OptionKind::Variant => OptionValue::Text(self.variant.name.clone()),
+            _ => self.options.get(id).unwrap_or_else(|| options::spec(id).default_value()),
         }
     }
 
@@ -518,23 +430,9 @@ impl Engine {
         list
     }
 
-    /// The game's result, if it is over by the variant's rules.
-    pub fn game_result(&mut self) -> Option<GameResult> {
-        if self.legal_moves().is_empty() {
-            return Some(if !self.pos.in_setup() && self.pos.in_check() {
-                GameResult::Checkmate(self.pos.side_to_move())
-            } else {
-                GameResult::Stalemate
-            });
-        }
-        let end = &self.variant.end;
-        if end.repetition > 0 && self.pos.repetitions() + 1 >= end.repetition {
-            return Some(GameResult::Repetition);
-        }
-        if end.move_rule > 0 && self.pos.state().halfmove as u32 >= 2 * end.move_rule {
-            return Some(GameResult::MoveRule);
-        }
-        None
+    /// How the game has ended by the variant's rules, if it has.
+    pub fn game_end(&mut self) -> Option<GameEnd> {
+        self.pos.game_end()
     }
 
     /// A picture of the board, the FEN and the hash (the `d` command).

@@ -13,6 +13,8 @@ pub mod motion;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod options;
+pub mod outcome;
 pub mod perft;
 pub mod piece;
 pub mod position;

@@ -2,14 +2,14 @@
 //! `match`, `play`, `analyse`.
 
 use std::io::{BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use menagerie::engine::Engine;
-use menagerie::perft::{divide, perft};
+use menagerie::perft::{divide, perft, MAX_PERFT_DEPTH};
 use menagerie::position::Position;
 use menagerie::protocol::{self, Output, Protocol};
 use menagerie::variant::Registry;
@@ -89,98 +89,17 @@ fn main() -> ExitCode {
     if let (Some(Command::Match(args)), Some(("match", sub))) = (&mut cli.command, matches.subcommand()) {
         args.group_engines(sub);
     }
-    let mut registry = Registry::builtin();
-    if let Some(dir) = &cli.variants {
-        if let Err(errors) = registry.load_path(dir) {
-            let first = errors.first().map_or_else(|| "cannot load variants".to_string(), |e| e.to_string());
-            let more = match errors.len() {
-                0 | 1 => String::new(),
-                n => format!(" (and {} more; run `menagerie check FILE` to list them)", n - 1),
-            };
-            return fail(format!("{first}{more}"));
-        }
-    }
+    let registry = match load_registry(cli.variants.as_deref()) {
+        Ok(r) => r,
+        Err(message) => return fail(message),
+    };
     match cli.command {
         Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
-            if !(1..=menagerie::perft::MAX_PERFT_DEPTH).contains(&depth) {
-                return fail(format!("perft depth must be 1 to {}, not {depth}", menagerie::perft::MAX_PERFT_DEPTH));
-            }
-            let Some(v) = registry.get(&variant) else {
-                return fail(format!("unknown variant {variant:?} (try `menagerie variants`)"));
-            };
-            let pos = match fen {
-                Some(f) => Position::from_fen(v, &f),
-                None => Position::startpos(v),
-            };
-            let mut pos = match pos {
-                Ok(p) => p,
-                Err(e) => return fail(e),
-            };
-            for text in &moves {
-                match pos.parse_move(text) {
-                    Ok(m) => pos.make(m),
-                    Err(e) => return fail(e),
-                }
-            }
-            // Output errors (a closed pipe, as with `| head`) end the listing quietly.
-            let mut out = std::io::stdout().lock();
-            let start = Instant::now();
-            let nodes = if split {
-                let rows = divide(&mut pos, depth, chess960);
-                for (m, n) in &rows {
-                    if writeln!(out, "{m}: {n}").is_err() {
-                        return ExitCode::SUCCESS;
-                    }
-                }
-                let _ = writeln!(out);
-                rows.iter().map(|r| r.1).sum()
-            } else {
-                perft(&mut pos, depth)
-            };
-            let secs = start.elapsed().as_secs_f64();
-            let _ = writeln!(out, "Nodes searched: {nodes}");
-            let _ = writeln!(out, "Time: {:.3} s, Nodes/second: {:.0}", secs, nodes as f64 / secs.max(1e-9));
-            ExitCode::SUCCESS
+            run_perft(&registry, &PerftRequest { variant, fen, moves, depth, split, chess960 })
         }
-        Some(Command::Check { file }) => {
-            let text = match std::fs::read_to_string(&file) {
-                Ok(t) => t,
-                Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
-            };
-            match registry.parse_text(&file.display().to_string(), &text) {
-                Ok(v) => {
-                    println!("{}: ok ({} pieces, {} board)", v.name, v.pieces.len(), v.shape);
-                    ExitCode::SUCCESS
-                }
-                Err(errors) => {
-                    for e in &errors {
-                        println!("{e}");
-                    }
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Some(Command::Variants) => {
-            let mut out = std::io::stdout().lock();
-            for v in registry.variants() {
-                if writeln!(out, "{:<12} {}", v.name, v.description).is_err() {
-                    break;
-                }
-            }
-            ExitCode::SUCCESS
-        }
-        Some(Command::Bench { depth }) => {
-            let depth = depth.unwrap_or(menagerie::bench::DEFAULT_DEPTH).clamp(1, 64);
-            let mut out = std::io::stdout().lock();
-            let totals = menagerie::bench::run(&registry, depth, 16, |line| {
-                let _ = writeln!(out, "{line}");
-            });
-            let ms = totals.time.as_millis().max(1) as u64;
-            let _ = writeln!(out, "Total time (ms) : {ms}");
-            let _ = writeln!(out, "Nodes searched: {}", totals.nodes);
-            let _ = writeln!(out, "Nodes/second: {}", totals.nodes * 1000 / ms);
-            ExitCode::SUCCESS
-        }
+        Some(Command::Check { file }) => check_file(&registry, &file),
+        Some(Command::Variants) => list_variants(&registry),
+        Some(Command::Bench { depth }) => run_bench(&registry, depth),
         Some(Command::Uci) => serve(registry, Protocol::Uci),
         Some(Command::Xboard) => serve(registry, Protocol::Xboard),
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
@@ -192,6 +111,124 @@ fn main() -> ExitCode {
         }
         None => serve(registry, Protocol::Uci),
     }
+}
+
+/// The shipped variants plus those of `--variants`, if given; the error
+/// names the first problem and how many more there are.
+fn load_registry(extra: Option<&Path>) -> Result<Registry, String> {
+    let mut registry = Registry::builtin();
+    if let Some(dir) = extra {
+        if let Err(errors) = registry.load_path(dir) {
+            let first = errors.first().map_or_else(|| "cannot load variants".to_string(), |e| e.to_string());
+            let more = match errors.len() {
+                0 | 1 => String::new(),
+                n => format!(" (and {} more; run `menagerie check FILE` to list them)", n - 1),
+            };
+            return Err(format!("{first}{more}"));
+        }
+    }
+    Ok(registry)
+}
+
+/// What `menagerie perft` was asked to count.
+struct PerftRequest {
+    variant: String,
+    fen: Option<String>,
+    moves: Vec<String>,
+    depth: u32,
+    split: bool,
+    chess960: bool,
+}
+
+/// The position a perft request starts from: the FEN (or start position)
+/// with the moves played.
+fn perft_position(registry: &Registry, request: &PerftRequest) -> Result<Position, String> {
+    let Some(v) = registry.get(&request.variant) else {
+        return Err(format!("unknown variant {:?} (try `menagerie variants`)", request.variant));
+    };
+    let mut pos = match &request.fen {
+        Some(f) => Position::from_fen(v, f),
+        None => Position::startpos(v),
+    }
+    .map_err(|e| e.to_string())?;
+    for text in &request.moves {
+        let m = pos.parse_move(text).map_err(|e| e.to_string())?;
+        pos.make(m);
+    }
+    Ok(pos)
+}
+
+fn run_perft(registry: &Registry, request: &PerftRequest) -> ExitCode {
+    let depth = request.depth;
+    if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
+        return fail(format!("perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}"));
+    }
+    let mut pos = match perft_position(registry, request) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    // Output errors (a closed pipe, as with `| head`) end the listing quietly.
+    let mut out = std::io::stdout().lock();
+    let start = Instant::now();
+    let nodes = if request.split {
+        let rows = divide(&mut pos, depth, request.chess960);
+        for (m, n) in &rows {
+            if writeln!(out, "{m}: {n}").is_err() {
+                return ExitCode::SUCCESS;
+            }
+        }
+        let _ = writeln!(out);
+        rows.iter().map(|r| r.1).sum()
+    } else {
+        perft(&mut pos, depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let _ = writeln!(out, "Nodes searched: {nodes}");
+    let _ = writeln!(out, "Time: {:.3} s, Nodes/second: {:.0}", secs, nodes as f64 / secs.max(1e-9));
+    ExitCode::SUCCESS
+}
+
+/// `menagerie check FILE`: validates a variant file and prints every error.
+fn check_file(registry: &Registry, file: &Path) -> ExitCode {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+    };
+    match registry.parse_text(&file.display().to_string(), &text) {
+        Ok(v) => {
+            println!("{}: ok ({} pieces, {} board)", v.name, v.pieces.len(), v.shape);
+            ExitCode::SUCCESS
+        }
+        Err(errors) => {
+            for e in &errors {
+                println!("{e}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn list_variants(registry: &Registry) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    for v in registry.variants() {
+        if writeln!(out, "{:<12} {}", v.name, v.description).is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_bench(registry: &Registry, depth: Option<u32>) -> ExitCode {
+    let depth = depth.unwrap_or(menagerie::bench::DEFAULT_DEPTH).clamp(1, 64);
+    let mut out = std::io::stdout().lock();
+    let totals = menagerie::bench::run(registry, depth, 16, |line| {
+        let _ = writeln!(out, "{line}");
+    });
+    let ms = totals.time.as_millis().max(1) as u64;
+    let _ = writeln!(out, "Total time (ms) : {ms}");
+    let _ = writeln!(out, "Nodes searched: {}", totals.nodes);
+    let _ = writeln!(out, "Nodes/second: {}", totals.nodes * 1000 / ms);
+    ExitCode::SUCCESS
 }
 
 /// Runs a protocol session on stdin/stdout.

@@ -5,7 +5,8 @@
 use std::sync::mpsc::Receiver;
 
 use super::{send, Event, Output, Protocol};
-use crate::engine::{Engine, EngineError, EngineEvent, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::engine::{Engine, EngineError, EngineEvent};
+use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, OPTIONS};
 use crate::perft::MAX_PERFT_DEPTH;
 use crate::search::{Limits, PvInfo, Score};
 
@@ -36,22 +37,34 @@ fn syntax(command: &'static str, reason: impl Into<String>) -> UciError {
 fn identify(engine: &Engine, out: &Output) {
     send(out, &format!("id name menagerie {}", env!("CARGO_PKG_VERSION")));
     send(out, "id author the menagerie developers");
-    let names = engine.registry().names();
-    let vars: String = names.iter().map(|n| format!(" var {n}")).collect();
-    send(out, &format!("option name UCI_Variant type combo default {}{vars}", engine.variant().name));
-    let o = engine.options();
-    send(out, &format!("option name Hash type spin default {} min 1 max {MAX_HASH_MIB}", o.hash_mib));
-    send(out, "option name Clear Hash type button");
-    send(out, "option name Threads type spin default 1 min 1 max 1024");
-    send(out, &format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"));
-    send(out, "option name Ponder type check default false");
-    send(out, &format!("option name Move Overhead type spin default {} min 0 max 10000", o.move_overhead));
-    send(out, "option name UCI_Chess960 type check default false");
-    let evaluation = if o.material_only { "material" } else { "full" };
-    send(out, &format!("option name Evaluation type combo default {evaluation} var full var material"));
-    send(out, "option name UCI_AnalyseMode type check default false");
-    send(out, "option name VariantPath type string default <empty>");
+    for spec in &OPTIONS {
+        send(out, &option_line(engine, spec));
+    }
     send(out, "uciok");
+}
+
+/// The `option name ...` line of one option, with its current value as the default.
+fn option_line(engine: &Engine, spec: &OptionSpec) -> String {
+    let value = match engine.option_value(spec.id) {
+        OptionValue::Number(n) => n.to_string(),
+        OptionValue::Flag(on) => on.to_string(),
+        OptionValue::Choice(choice) => choice.to_string(),
+        OptionValue::Text(text) if text.is_empty() => "<empty>".to_string(),
+        OptionValue::Text(text) => text,
+        OptionValue::Press => String::new(),
+    };
+    let vars = |choices: Vec<String>| choices.iter().map(|c| format!(" var {c}")).collect::<String>();
+    let kind = match spec.kind {
+        OptionKind::Spin { min, max, .. } => format!("spin default {value} min {min} max {max}"),
+        OptionKind::Check { .. } => format!("check default {value}"),
+        OptionKind::Combo { choices, .. } => {
+            format!("combo default {value}{}", vars(choices.iter().map(|c| c.to_string()).collect()))
+        }
+        OptionKind::Variant => format!("combo default {value}{}", vars(engine.registry().names())),
+        OptionKind::Button => "button".to_string(),
+        OptionKind::Path => format!("string default {value}"),
+    };
+    format!("option name {} type {kind}", spec.name)
 }
 
 /// `info string variant NAME files F ranks R startpos FEN`: lets a client
@@ -75,9 +88,10 @@ fn set_option(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), Uc
         return Err(syntax("setoption", "missing option name"));
     }
     engine.set_option(&name, &value)?;
-    match name.to_ascii_lowercase().as_str() {
-        "uci_variant" => send(out, &variant_line(engine)),
-        "variantpath" if !value.trim().is_empty() && value.trim() != "<empty>" => {
+    let Some(spec) = options::find(&name) else { return Ok(()) };
+    match (spec.id, spec.parse(&value)) {
+        (OptionId::Variant, _) => send(out, &variant_line(engine)),
+        (OptionId::VariantPath, Some(OptionValue::Text(path))) if !path.is_empty() => {
             send(out, &format!("info string variants loaded: {}", engine.registry().names().join(" ")));
         }
         _ => {}
@@ -264,4 +278,32 @@ pub fn run(engine: &mut Engine, rx: &Receiver<Event>, out: &Output) -> Option<Pr
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_lines_at_start() {
+        let engine = Engine::new();
+        let lines: Vec<String> = OPTIONS.iter().map(|spec| option_line(&engine, spec)).collect();
+        let vars: String = engine.registry().names().iter().map(|n| format!(" var {n}")).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("option name UCI_Variant type combo default chess{vars}").as_str(),
+                "option name Hash type spin default 16 min 1 max 32768",
+                "option name Clear Hash type button",
+                "option name Threads type spin default 1 min 1 max 1024",
+                "option name MultiPV type spin default 1 min 1 max 256",
+                "option name Ponder type check default false",
+                "option name Move Overhead type spin default 50 min 0 max 10000",
+                "option name UCI_Chess960 type check default false",
+                "option name Evaluation type combo default full var full var material",
+                "option name UCI_AnalyseMode type check default false",
+                "option name VariantPath type string default <empty>",
+            ]
+        );
+    }
 }

@@ -13,9 +13,11 @@
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::{send, Event, Output, Protocol};
-use crate::engine::{Engine, EngineEvent, GameResult, MAX_HASH_MIB, MAX_MULTIPV};
+use crate::engine::{Engine, EngineEvent};
 use crate::moves::MoveKind;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
+use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, MAX_HASH_MIB};
+use crate::outcome::GameEnd;
 use crate::piece::Color;
 use crate::search::{Limits, Score};
 use crate::variant::Variant;
@@ -104,6 +106,32 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
     lines
 }
 
+/// The options offered as `feature option`, in order. The others have CECP
+/// commands of their own (`variant`, `memory`, `cores`, `hard`/`easy`) or
+/// mean nothing in CECP (`UCI_Chess960`, `UCI_AnalyseMode`).
+const XBOARD_OPTIONS: [OptionId; 5] =
+    [OptionId::MultiPv, OptionId::MoveOverhead, OptionId::ClearHash, OptionId::Evaluation, OptionId::VariantPath];
+
+/// The `feature option="..."` line of one option, with its current value
+/// (None for a type CECP cannot express).
+fn option_feature(engine: &Engine, spec: &OptionSpec) -> Option<String> {
+    let value = engine.option_value(spec.id);
+    let control = match (spec.kind, value) {
+        (OptionKind::Spin { min, max, .. }, OptionValue::Number(n)) => format!("-spin {n} {min} {max}"),
+        (OptionKind::Check { .. }, OptionValue::Flag(on)) => format!("-check {}", u8::from(on)),
+        (OptionKind::Combo { choices, .. }, OptionValue::Choice(current)) => {
+            // CECP marks the current choice with `*`.
+            let marked: Vec<String> =
+                choices.iter().map(|&c| if c == current { format!("*{c}") } else { c.to_string() }).collect();
+            format!("-combo {}", marked.join(" /// "))
+        }
+        (OptionKind::Button, _) => "-button".to_string(),
+        (OptionKind::Path, OptionValue::Text(path)) => format!("-path {}", if path.is_empty() { "." } else { &path }),
+        _ => return None,
+    };
+    Some(format!("feature option=\"{} {control}\"", spec.name))
+}
+
 /// Why the engine is searching.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Purpose {
@@ -113,7 +141,9 @@ enum Purpose {
     Analyze,
 }
 
-struct State {
+/// What an XBoard session remembers between commands: modes, the side the
+/// engine plays, the time control, the running search and held-back pongs.
+struct SessionState {
     force: bool,
     engine_side: Color,
     post: bool,
@@ -135,9 +165,9 @@ struct State {
     pending_pongs: Vec<String>,
 }
 
-impl State {
-    fn new() -> State {
-        State {
+impl SessionState {
+    fn new() -> SessionState {
+        SessionState {
             force: false,
             engine_side: Color::Black,
             post: false,
@@ -161,16 +191,17 @@ struct Session<'a> {
     engine: &'a mut Engine,
     tx: &'a Sender<Event>,
     out: &'a Output,
-    st: State,
+    st: SessionState,
 }
 
-fn result_line(result: GameResult) -> &'static str {
-    match result {
-        GameResult::Checkmate(Color::White) => "0-1 {Black mates}",
-        GameResult::Checkmate(Color::Black) => "1-0 {White mates}",
-        GameResult::Stalemate => "1/2-1/2 {Stalemate}",
-        GameResult::Repetition => "1/2-1/2 {Draw by repetition}",
-        GameResult::MoveRule => "1/2-1/2 {Draw by move rule}",
+/// The CECP result line for a game the rules have ended.
+fn result_line(end: GameEnd) -> &'static str {
+    match end {
+        GameEnd::Checkmate { winner: Color::Black } => "0-1 {Black mates}",
+        GameEnd::Checkmate { winner: Color::White } => "1-0 {White mates}",
+        GameEnd::Stalemate => "1/2-1/2 {Stalemate}",
+        GameEnd::Repetition { .. } => "1/2-1/2 {Draw by repetition}",
+        GameEnd::MoveRule { .. } => "1/2-1/2 {Draw by move rule}",
     }
 }
 
@@ -211,11 +242,11 @@ impl Session<'_> {
             env!("CARGO_PKG_VERSION"),
             names.join(",")
         ));
-        self.send(&format!("feature option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\""));
-        self.send(&format!("feature option=\"Move Overhead -spin {} 0 10000\"", self.engine.options().move_overhead));
-        self.send("feature option=\"Clear Hash -button\"");
-        self.send("feature option=\"Evaluation -combo *full /// material\"");
-        self.send("feature option=\"VariantPath -path .\"");
+        for id in XBOARD_OPTIONS {
+            if let Some(line) = option_feature(self.engine, options::spec(id)) {
+                self.send(&line);
+            }
+        }
         self.send("feature done=1");
     }
 
@@ -278,14 +309,14 @@ impl Session<'_> {
             self.start(Purpose::Analyze);
         } else if !self.st.force
             && self.engine.position().side_to_move() == self.st.engine_side
-            && self.engine.game_result().is_none()
+            && self.engine.game_end().is_none()
         {
             self.start(Purpose::Move);
         }
     }
 
     fn announce_result(&mut self) -> bool {
-        match self.engine.game_result() {
+        match self.engine.game_end() {
             Some(r) => {
                 self.send(result_line(r));
                 true
@@ -381,38 +412,13 @@ impl Session<'_> {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some((&cmd, args)) = tokens.split_first() else { return true };
         let arg = args.first().copied().unwrap_or("");
-        let rest = args.join(" ");
         match cmd {
             "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating" | "ics" | "draw"
             | "hard" | "easy" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
             | "debug" => {}
             "protover" => self.features(),
-            "new" => {
-                self.cancel();
-                // `new` means orthodox chess; `variant` may follow. Chess always ships.
-                let _ = self.engine.set_variant("chess");
-                self.engine.new_game();
-                self.st.force = false;
-                self.st.engine_side = Color::Black;
-                self.st.sd = None;
-                self.st.st_ms = None;
-                self.st.time_ms = None;
-                self.st.otim_ms = None;
-                if self.st.analyzing {
-                    self.maybe_think();
-                }
-            }
-            "variant" => {
-                self.cancel();
-                match self.engine.set_variant(arg) {
-                    Ok(_) => {
-                        for l in variant_definition(self.engine) {
-                            self.send(&l);
-                        }
-                    }
-                    Err(e) => self.error(&e.to_string(), line),
-                }
-            }
+            "new" => self.new_game(),
+            "variant" => self.variant(arg, line),
             "force" => {
                 self.cancel();
                 self.st.force = true;
@@ -433,88 +439,12 @@ impl Session<'_> {
                 self.st.engine_side = if cmd == "white" { Color::Black } else { Color::White };
             }
             "usermove" => self.user_move(arg),
-            "setboard" => {
-                self.cancel();
-                match self.engine.set_position(Some(&rest), &[]) {
-                    Ok(()) => {
-                        if self.st.analyzing {
-                            self.maybe_think();
-                        }
-                    }
-                    Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
-                }
-            }
-            "level" => {
-                // level MPS BASE INC, BASE as minutes or minutes:seconds.
-                let mut ok = args.len() == 3;
-                if ok {
-                    let mps = args[0].parse::<u32>();
-                    let base = match args[1].split_once(':') {
-                        Some((m, s)) => {
-                            m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000)
-                        }
-                        None => args[1]
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|x| x.is_finite() && *x >= 0.0)
-                            .map(|m| (m * 60_000.0) as u64),
-                    };
-                    match (mps, base, seconds_to_ms(args[2])) {
-                        (Ok(m), Some(b), Some(i)) => {
-                            (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (m, b, i, None)
-                        }
-                        _ => ok = false,
-                    }
-                }
-                if !ok {
-                    self.error("bad level", line);
-                }
-            }
-            "st" => match seconds_to_ms(arg) {
-                Some(ms) => self.st.st_ms = Some(ms),
-                None => self.error("bad time", line),
-            },
-            "sd" => match arg.parse::<u32>() {
-                Ok(d) if d > 0 => self.st.sd = Some(d),
-                _ => self.error("bad depth", line),
-            },
-            "time" | "otim" => match arg.parse::<i64>() {
-                Ok(cs) => {
-                    let ms = (cs.max(0) as u64) * 10;
-                    if cmd == "time" {
-                        self.st.time_ms = Some(ms);
-                    } else {
-                        self.st.otim_ms = Some(ms);
-                    }
-                }
-                Err(_) => self.error("bad time", line),
-            },
-            "nps" => match arg.parse::<u64>() {
-                Ok(n) => self.st.nps = n,
-                Err(_) => self.error("bad nps", line),
-            },
+            "setboard" => self.set_board(&args.join(" ")),
+            "level" | "st" | "sd" | "time" | "otim" | "nps" => self.time_control(cmd, args, line),
             "?" => self.engine.stop(),
-            "ping" => {
-                let pong = format!("pong {arg}");
-                if matches!(self.st.searching, Some((_, Purpose::Move))) {
-                    self.st.pending_pongs.push(pong);
-                } else {
-                    self.send(&pong);
-                }
-            }
-            "undo" | "remove" => {
-                self.cancel();
-                let times = if cmd == "remove" { 2 } else { 1 };
-                for _ in 0..times {
-                    if self.engine.undo().is_err() {
-                        self.error("no move to undo", line);
-                        break;
-                    }
-                }
-                if self.st.analyzing {
-                    self.maybe_think();
-                }
-            }
+            "ping" => self.ping(arg),
+            "undo" => self.take_back(1, line),
+            "remove" => self.take_back(2, line),
             "result" => {
                 self.cancel();
                 self.st.force = true;
@@ -529,46 +459,170 @@ impl Session<'_> {
                 self.st.analyzing = false;
                 self.cancel();
             }
-            "memory" => match arg.parse::<usize>() {
-                Ok(mib) => {
-                    if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB)) {
-                        self.error(&e.to_string(), line);
-                    }
-                }
-                Err(_) => self.error("bad memory size", line),
-            },
+            "memory" => self.memory(arg, line),
             "cores" => {
                 if self.engine.set_option("Threads", arg).is_err() {
                     self.error("bad core count", line);
                 }
             }
             "option" => {
+                let rest = args.join(" ");
                 let (name, value) = rest.split_once('=').unwrap_or((rest.as_str(), ""));
                 if let Err(e) = self.engine.set_option(name.trim(), value.trim()) {
                     self.error(&e.to_string(), line);
                 }
             }
             "quit" => return false,
-            _ => {
-                // Without `usermove` a move arrives bare.
-                let uci = from_xboard(self.engine.variant(), cmd);
-                let looks_like_move = args.is_empty()
-                    && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
-                        || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
-                if looks_like_move {
-                    self.user_move(cmd);
-                } else {
-                    self.error("unknown command", &super::quote(cmd));
-                }
-            }
+            _ => self.bare_word(cmd, args),
         }
         true
     }
+
+    /// The time-control commands: `level`, `st`, `sd`, `time`, `otim`, `nps`.
+    fn time_control(&mut self, cmd: &str, args: &[&str], line: &str) {
+        let arg = args.first().copied().unwrap_or("");
+        match cmd {
+            "level" => match parse_level(args) {
+                Some((mps, base_ms, inc_ms)) => {
+                    (self.st.mps, self.st.base_ms, self.st.inc_ms, self.st.st_ms) = (mps, base_ms, inc_ms, None)
+                }
+                None => self.error("bad level", line),
+            },
+            "st" => match seconds_to_ms(arg) {
+                Some(ms) => self.st.st_ms = Some(ms),
+                None => self.error("bad time", line),
+            },
+            "sd" => match arg.parse::<u32>() {
+                Ok(d) if d > 0 => self.st.sd = Some(d),
+                _ => self.error("bad depth", line),
+            },
+            "time" | "otim" => match arg.parse::<i64>() {
+                Ok(cs) => {
+                    let ms = Some((cs.max(0) as u64) * 10);
+                    if cmd == "time" {
+                        self.st.time_ms = ms;
+                    } else {
+                        self.st.otim_ms = ms;
+                    }
+                }
+                Err(_) => self.error("bad time", line),
+            },
+            "nps" => match arg.parse::<u64>() {
+                Ok(n) => self.st.nps = n,
+                Err(_) => self.error("bad nps", line),
+            },
+            _ => {}
+        }
+    }
+
+    /// `new`: orthodox chess from the start, the engine playing Black, no
+    /// depth or time limits carried over.
+    fn new_game(&mut self) {
+        self.cancel();
+        // `new` means orthodox chess; `variant` may follow. Chess always ships.
+        let _ = self.engine.set_variant("chess");
+        self.engine.new_game();
+        self.st.force = false;
+        self.st.engine_side = Color::Black;
+        self.st.sd = None;
+        self.st.st_ms = None;
+        self.st.time_ms = None;
+        self.st.otim_ms = None;
+        if self.st.analyzing {
+            self.maybe_think();
+        }
+    }
+
+    /// `variant NAME`: switches and describes it when XBoard does not know it.
+    fn variant(&mut self, name: &str, line: &str) {
+        self.cancel();
+        match self.engine.set_variant(name) {
+            Ok(_) => {
+                for l in variant_definition(self.engine) {
+                    self.send(&l);
+                }
+            }
+            Err(e) => self.error(&e.to_string(), line),
+        }
+    }
+
+    fn set_board(&mut self, fen: &str) {
+        self.cancel();
+        match self.engine.set_position(Some(fen), &[]) {
+            Ok(()) => {
+                if self.st.analyzing {
+                    self.maybe_think();
+                }
+            }
+            Err(e) => self.send(&format!("tellusererror Illegal position: {e}")),
+        }
+    }
+
+    /// `ping N`: answered at once, or after the move being thought about.
+    fn ping(&mut self, arg: &str) {
+        let pong = format!("pong {arg}");
+        if matches!(self.st.searching, Some((_, Purpose::Move))) {
+            self.st.pending_pongs.push(pong);
+        } else {
+            self.send(&pong);
+        }
+    }
+
+    /// `undo` (one move) or `remove` (two).
+    fn take_back(&mut self, moves: usize, line: &str) {
+        self.cancel();
+        for _ in 0..moves {
+            if self.engine.undo().is_err() {
+                self.error("no move to undo", line);
+                break;
+            }
+        }
+        if self.st.analyzing {
+            self.maybe_think();
+        }
+    }
+
+    /// `memory MIB`: the hash size, clamped to what the engine accepts.
+    fn memory(&mut self, arg: &str, line: &str) {
+        match arg.parse::<usize>() {
+            Ok(mib) => {
+                if let Err(e) = self.engine.set_hash(mib.clamp(1, MAX_HASH_MIB as usize)) {
+                    self.error(&e.to_string(), line);
+                }
+            }
+            Err(_) => self.error("bad memory size", line),
+        }
+    }
+
+    /// A word no command owns: a move (without `usermove` a move arrives
+    /// bare) or an unknown command.
+    fn bare_word(&mut self, cmd: &str, args: &[&str]) {
+        let uci = from_xboard(self.engine.variant(), cmd);
+        let looks_like_move = args.is_empty()
+            && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
+                || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
+        if looks_like_move {
+            self.user_move(cmd);
+        } else {
+            self.error("unknown command", &super::quote(cmd));
+        }
+    }
+}
+
+/// `level MPS BASE INC` arguments, BASE as minutes or minutes:seconds and
+/// INC in seconds: moves per session and base and increment in ms.
+fn parse_level(args: &[&str]) -> Option<(u32, u64, u64)> {
+    let [mps, base, inc] = args else { return None };
+    let base_ms = match base.split_once(':') {
+        Some((m, s)) => m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000),
+        None => base.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).map(|m| (m * 60_000.0) as u64),
+    }?;
+    Some((mps.parse().ok()?, base_ms, seconds_to_ms(inc)?))
 }
 
 /// Runs XBoard until `quit` or end of input.
 pub fn run(engine: &mut Engine, rx: &Receiver<Event>, tx: &Sender<Event>, out: &Output) -> Option<Protocol> {
-    let mut session = Session { engine, tx, out, st: State::new() };
+    let mut session = Session { engine, tx, out, st: SessionState::new() };
     while let Ok(event) = rx.recv() {
         match event {
             Event::Line(line) => {
@@ -593,5 +647,22 @@ mod tests {
         assert_eq!(xboard_betza("NN"), "N0");
         assert_eq!(xboard_betza("mRcpR"), "mRcpR");
         assert_eq!(xboard_betza("fmW fcF ifmnD"), "fmWfcFifmnD");
+    }
+
+    #[test]
+    fn option_features_at_start() {
+        let engine = Engine::new();
+        let lines: Vec<String> =
+            XBOARD_OPTIONS.iter().filter_map(|&id| option_feature(&engine, options::spec(id))).collect();
+        assert_eq!(
+            lines,
+            [
+                "feature option=\"MultiPV -spin 1 1 256\"",
+                "feature option=\"Move Overhead -spin 50 0 10000\"",
+                "feature option=\"Clear Hash -button\"",
+                "feature option=\"Evaluation -combo *full /// material\"",
+                "feature option=\"VariantPath -path .\"",
+            ]
+        );
     }
 }

@@ -564,11 +564,7 @@ impl<'a> Search<'a> {
     }
 
     fn is_draw(&self) -> bool {
-        let end = &self.pos.variant().end;
-        if end.move_rule > 0 && self.pos.state().halfmove as u32 >= 2 * end.move_rule {
-            return true;
-        }
-        end.repetition > 0 && self.pos.repetitions() >= 1
+        self.pos.is_rule_draw()
     }
 
     /// Moves of a node: pseudo-legal (legality is tested lazily, when a move

@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use super::engine::SearchInfo;
+use super::player::SearchInfo;
 
 /// `movenumber=N movecount=M score=S`: a draw when, from move N on, every
 /// score of both engines for M moves each is within S centipawns of zero.

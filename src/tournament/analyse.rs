@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engine::uci::UciEngine;
-use super::engine::{EngineError, EngineProcess, EngineSpec};
+use super::player::uci::UciPlayer;
+use super::player::{PlayerError, PlayerProcess, PlayerSpec};
 use super::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
-use crate::variant::Registry;
+use crate::variant::{Registry, Variant};
 
 /// `menagerie analyse`: search a position with a UCI engine.
 #[derive(Args, Debug)]
@@ -219,6 +219,27 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
         let m = pos.parse_move(text).map_err(|e| e.to_string())?;
         pos.make(m);
     }
+    let stop = AtomicBool::new(false);
+    let mut engine = start_engine(args, &variant, &start_fen, &stop)?;
+    let position = UciPlayer::position_command(&variant.start_fen, &start_fen, &moves);
+    engine.process.send(&position).map_err(|e| e.to_string())?;
+    engine.process.send(&go_command(args)).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(args.timeout.max(1));
+    let (best, mut lines) = read_lines(&mut engine.process, deadline, &stop)?;
+    let _ = engine.process.send("quit");
+    engine.process.shutdown(Duration::from_millis(500));
+    lines.sort_by_key(|l| l.multipv);
+    Ok(if args.json { json_report(&pos, &best, &lines) } else { text_report(&pos, &best, &lines) })
+}
+
+/// Starts the engine (this program's `uci` unless `--engine` names one),
+/// sets its options and MultiPV, and prepares a game of `variant`.
+fn start_engine(
+    args: &AnalyseArgs,
+    variant: &Variant,
+    start_fen: &str,
+    stop: &AtomicBool,
+) -> Result<UciPlayer, String> {
     let cmd = match &args.engine {
         Some(c) => c.clone(),
         None => {
@@ -228,18 +249,20 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     };
     let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
     tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-    let spec = EngineSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
-    let stop = AtomicBool::new(false);
-    let process = EngineProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
+    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
     let hint = if args.engine.is_none() { " (this build may lack `menagerie uci`; pass --engine CMD)" } else { "" };
-    let mut engine = UciEngine::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}{hint}"))?;
-    engine.new_game(&variant, &start_fen, &stop).map_err(|e| format!("engine: {e}"))?;
+    let mut engine = UciPlayer::handshake(process, &spec, stop).map_err(|e| format!("engine: {e}{hint}"))?;
+    engine.new_game(variant, start_fen, stop).map_err(|e| format!("engine: {e}"))?;
     if args.multipv > 1 {
         engine.process.send(&format!("setoption name MultiPV value {}", args.multipv)).map_err(|e| e.to_string())?;
-        engine.sync(&stop).map_err(|e| e.to_string())?;
+        engine.sync(stop).map_err(|e| e.to_string())?;
     }
-    let position = UciEngine::position_command(&variant.start_fen, &start_fen, &moves);
-    engine.process.send(&position).map_err(|e| e.to_string())?;
+    Ok(engine)
+}
+
+/// The `go` command for the requested limits (2 seconds when none is given).
+fn go_command(args: &AnalyseArgs) -> String {
     let mut go = String::from("go");
     let mut movetime = args.movetime;
     if args.depth.is_none() && args.nodes.is_none() && movetime.is_none() {
@@ -254,15 +277,23 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     if let Some(t) = movetime {
         go.push_str(&format!(" movetime {t}"));
     }
-    engine.process.send(&go).map_err(|e| e.to_string())?;
-    let deadline = Instant::now() + Duration::from_secs(args.timeout.max(1));
+    go
+}
+
+/// Reads the engine's reports until `bestmove` (asking it to stop at the
+/// deadline): the best move and the latest line of each MultiPV slot.
+fn read_lines(
+    process: &mut PlayerProcess,
+    deadline: Instant,
+    stop: &AtomicBool,
+) -> Result<(String, Vec<Line>), String> {
     let mut lines: Vec<Line> = Vec::new();
-    let best = loop {
-        let line = match engine.process.read_line(deadline, &stop) {
+    loop {
+        let line = match process.read_line(deadline, stop) {
             Ok(l) => l,
-            Err(EngineError::Timeout) => {
-                let _ = engine.process.send("stop");
-                match engine.process.read_line(Instant::now() + Duration::from_secs(2), &stop) {
+            Err(PlayerError::Timeout) => {
+                let _ = process.send("stop");
+                match process.read_line(Instant::now() + Duration::from_secs(2), stop) {
                     Ok(l) => l,
                     Err(_) => return Err("engine did not finish in time".to_string()),
                 }
@@ -270,7 +301,7 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
             Err(e) => return Err(format!("engine: {e}")),
         };
         if let Some(rest) = line.strip_prefix("bestmove") {
-            break rest.split_whitespace().next().unwrap_or("(none)").to_string();
+            return Ok((rest.split_whitespace().next().unwrap_or("(none)").to_string(), lines));
         }
         if let Some(info) = parse_info_line(&line) {
             // Keep the latest full report for each MultiPV slot.
@@ -282,57 +313,64 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
                 None => lines.push(info),
             }
         }
-    };
-    let _ = engine.process.send("quit");
-    engine.process.shutdown(Duration::from_millis(500));
-    lines.sort_by_key(|l| l.multipv);
-    let stm = pos.side_to_move();
-    let best_san = pv_san(&pos, std::slice::from_ref(&best)).into_iter().next();
+    }
+}
+
+/// The best move in SAN, if the rules accept it.
+fn best_san(pos: &Position, best: &str) -> Option<String> {
+    pv_san(pos, &[best.to_string()]).into_iter().next()
+}
+
+/// The analysis as one JSON object.
+fn json_report(pos: &Position, best: &str, lines: &[Line]) -> String {
     let mut out = String::new();
-    if args.json {
+    let _ = write!(
+        out,
+        "{{\"variant\":{},\"fen\":{},\"bestmove\":{},\"bestmove_san\":{},\"lines\":[",
+        json_string(&pos.variant().name),
+        json_string(&pos.to_fen()),
+        json_string(best),
+        best_san(pos, best).as_deref().map_or("null".to_string(), json_string)
+    );
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let score = match (l.mate, l.cp) {
+            (Some(m), _) => format!("{{\"mate\":{m}}}"),
+            (None, Some(cp)) => format!("{{\"cp\":{cp}}}"),
+            _ => "null".to_string(),
+        };
+        let opt = |v: Option<u64>| v.map_or("null".to_string(), |n| n.to_string());
+        let list = |v: &[String]| v.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(",");
         let _ = write!(
             out,
-            "{{\"variant\":{},\"fen\":{},\"bestmove\":{},\"bestmove_san\":{},\"lines\":[",
-            json_string(&variant.name),
-            json_string(&pos.to_fen()),
-            json_string(&best),
-            best_san.as_deref().map_or("null".to_string(), json_string)
+            "{{\"multipv\":{},\"depth\":{},\"seldepth\":{},\"score\":{score},\"bound\":{},\"nodes\":{},\"time_ms\":{},\"pv\":[{}],\"pv_san\":[{}]}}",
+            l.multipv,
+            l.depth,
+            opt(l.seldepth.map(u64::from)),
+            l.bound.as_deref().map_or("null".to_string(), json_string),
+            opt(l.nodes),
+            opt(l.time_ms),
+            list(&l.pv),
+            list(&pv_san(pos, &l.pv)),
         );
-        for (i, l) in lines.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let score = match (l.mate, l.cp) {
-                (Some(m), _) => format!("{{\"mate\":{m}}}"),
-                (None, Some(cp)) => format!("{{\"cp\":{cp}}}"),
-                _ => "null".to_string(),
-            };
-            let opt = |v: Option<u64>| v.map_or("null".to_string(), |n| n.to_string());
-            let list = |v: &[String]| v.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(",");
-            let _ = write!(
-                out,
-                "{{\"multipv\":{},\"depth\":{},\"seldepth\":{},\"score\":{score},\"bound\":{},\"nodes\":{},\"time_ms\":{},\"pv\":[{}],\"pv_san\":[{}]}}",
-                l.multipv,
-                l.depth,
-                opt(l.seldepth.map(u64::from)),
-                l.bound.as_deref().map_or("null".to_string(), json_string),
-                opt(l.nodes),
-                opt(l.time_ms),
-                list(&l.pv),
-                list(&pv_san(&pos, &l.pv)),
-            );
-        }
-        out.push_str("]}\n");
-    } else {
-        let _ = writeln!(out, "{} {}", variant.name, pos.to_fen());
-        for l in &lines {
-            let pv = numbered(&pos, &pv_san(&pos, &l.pv));
-            let _ = writeln!(out, "{:>2}. {:>7}  depth {:>2}  {pv}", l.multipv, score_text(l, stm), l.depth);
-        }
-        let _ = writeln!(out, "best move: {} ({best})", best_san.as_deref().unwrap_or("?"));
-        let _ = writeln!(out, "(scores in pawns from White's point of view)");
     }
-    Ok(out)
+    out.push_str("]}\n");
+    out
+}
+
+/// The analysis as a person reads it.
+fn text_report(pos: &Position, best: &str, lines: &[Line]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", pos.variant().name, pos.to_fen());
+    for l in lines {
+        let pv = numbered(pos, &pv_san(pos, &l.pv));
+        let _ = writeln!(out, "{:>2}. {:>7}  depth {:>2}  {pv}", l.multipv, score_text(l, pos.side_to_move()), l.depth);
+    }
+    let _ = writeln!(out, "best move: {} ({best})", best_san(pos, best).as_deref().unwrap_or("?"));
+    let _ = writeln!(out, "(scores in pawns from White's point of view)");
+    out
 }
 
 /// Runs `menagerie analyse`.

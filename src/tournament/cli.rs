@@ -12,8 +12,8 @@ use std::time::Duration;
 use clap::{ArgAction, Args};
 
 use super::adjudicate::AdjudicationError;
-use super::engine::{Engine, EngineSpec};
 use super::openings::{read_openings, SplitMix64};
+use super::player::{Player, PlayerSpec};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
 use super::tc::TimeControl;
@@ -124,7 +124,7 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
     let engines = args
         .engine_groups
         .iter()
-        .map(|tokens| EngineSpec::from_tokens(tokens).map_err(|e| e.to_string()))
+        .map(|tokens| PlayerSpec::from_tokens(tokens).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     if engines.len() < 2 {
         return Err("a match needs at least two --engine".to_string());
@@ -132,7 +132,7 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
     // Names must tell engines apart in the PGN and the table.
     let mut engines = engines;
     for i in 1..engines.len() {
-        let taken = |name: &str, engines: &[EngineSpec]| engines[..i].iter().any(|e| e.name == name);
+        let taken = |name: &str, engines: &[PlayerSpec]| engines[..i].iter().any(|e| e.name == name);
         if taken(&engines[i].name, &engines) {
             let mut k = 2;
             while taken(&format!("{}-{k}", engines[i].name), &engines) {
@@ -207,7 +207,7 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     // Start every engine once, so that a wrong command fails before any game.
     for spec in &config.engines {
-        let check = Engine::start(spec, &stop, config.debug).and_then(|mut e| {
+        let check = Player::start(spec, &stop, config.debug).and_then(|mut e| {
             e.new_game(&config.variant, &config.variant.start_fen, &spec.tc.unwrap_or(config.tc), &stop).map(|_| e)
         });
         match check {

@@ -2,7 +2,8 @@
 //! every move is checked, and the game ends by the variant's rules
 //! (checkmate, stalemate, repetition, move rule), by time forfeit, illegal
 //! move, resignation, disconnection, or adjudication after a move limit.
-//! Uses the engine adapters, time controls, SAN and the rules core.
+//! Uses the players (engine adapters), time controls, SAN and the rules
+//! core, whose game-end decision is the arbiter's.
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -10,50 +11,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
-use super::engine::{Engine, EngineError, MoveRequest, Reply, SearchInfo};
+use super::player::{MoveRequest, Player, PlayerError, Reply, SearchInfo};
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
-use crate::moves::MoveList;
+use crate::moves::Move;
+use crate::outcome::Outcome;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::variant::Variant;
-
-/// How a game was decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// 1-0.
-    WhiteWins,
-    /// 0-1.
-    BlackWins,
-    /// 1/2-1/2.
-    Draw,
-}
-
-impl Outcome {
-    /// PGN result text.
-    pub fn pgn(self) -> &'static str {
-        match self {
-            Outcome::WhiteWins => "1-0",
-            Outcome::BlackWins => "0-1",
-            Outcome::Draw => "1/2-1/2",
-        }
-    }
-    /// A win for `color`.
-    pub fn win_for(color: Color) -> Outcome {
-        match color {
-            Color::White => Outcome::WhiteWins,
-            Color::Black => Outcome::BlackWins,
-        }
-    }
-    /// Points White scored.
-    pub fn white_points(self) -> f64 {
-        match self {
-            Outcome::WhiteWins => 1.0,
-            Outcome::BlackWins => 0.0,
-            Outcome::Draw => 0.5,
-        }
-    }
-}
 
 /// Why a game ended, in the terms of the PGN `Termination` tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -154,108 +119,202 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
-/// Plays a game; `engines[0]` is White. Never panics on engine output.
+/// How a game ended: the result (None when unterminated), the
+/// termination and the reason in words.
+struct Ending {
+    outcome: Option<Outcome>,
+    termination: Termination,
+    reason: String,
+}
+
+impl Ending {
+    /// `loser` loses the game for `termination`.
+    fn loss(loser: Color, termination: Termination, reason: String) -> Ending {
+        Ending { outcome: Some(Outcome::win_for(!loser)), termination, reason }
+    }
+    /// A draw by adjudication.
+    fn adjudicated_draw(reason: String) -> Ending {
+        Ending { outcome: Some(Outcome::Draw), termination: Termination::Adjudication, reason }
+    }
+}
+
+impl GameRecord {
+    /// A record of a game about to start, without moves or result.
+    fn new(setup: &GameSetup, names: [&str; 2]) -> GameRecord {
+        GameRecord {
+            white: names[0].to_string(),
+            black: names[1].to_string(),
+            start_fen: setup.start_fen.clone(),
+            moves: Vec::new(),
+            outcome: None,
+            termination: Termination::Unterminated,
+            reason: String::new(),
+            tc: setup.tc,
+        }
+    }
+
+    fn finish(&mut self, ending: Ending) {
+        self.outcome = ending.outcome;
+        self.termination = ending.termination;
+        self.reason = ending.reason;
+    }
+}
+
+/// The colour that `players[index]` plays.
+fn side_of(index: usize) -> Color {
+    if index == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// Plays a game; `players[0]` is White. Never panics on engine output.
 pub fn play_game(
     setup: &GameSetup,
     names: [&str; 2],
-    engines: [&mut Engine; 2],
+    players: [&mut Player; 2],
     stop: &AtomicBool,
 ) -> (GameRecord, Faults) {
-    let mut record = GameRecord {
-        white: names[0].to_string(),
-        black: names[1].to_string(),
-        start_fen: setup.start_fen.clone(),
-        moves: Vec::new(),
-        outcome: None,
-        termination: Termination::Unterminated,
-        reason: String::new(),
-        tc: setup.tc,
-    };
+    let mut record = GameRecord::new(setup, names);
     let mut faults = [false; 2];
-    let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen) {
+    let mut pos = match play_opening(setup, &mut record) {
         Ok(p) => p,
-        Err(e) => {
-            record.reason = format!("bad start position: {e}");
+        Err(reason) => {
+            record.reason = reason;
             return (record, faults);
         }
     };
+    let mut players = players;
+    if let Err((index, ending)) = start_players(setup, &mut players, stop) {
+        faults[index] = true;
+        record.finish(ending);
+        return (record, faults);
+    }
+    let ending = play_moves(setup, &mut pos, &mut record, &mut players, stop, &mut faults);
+    record.finish(ending);
+    let result = record.outcome.map_or("*", Outcome::pgn);
+    for (i, player) in players.iter_mut().enumerate() {
+        if !faults[i] {
+            player.game_over(result, &record.reason);
+        }
+    }
+    (record, faults)
+}
+
+/// The start position with the opening played and recorded (as `book`);
+/// the error is the record's reason.
+fn play_opening(setup: &GameSetup, record: &mut GameRecord) -> Result<Position, String> {
+    let mut pos = Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen)
+        .map_err(|e| format!("bad start position: {e}"))?;
     for text in &setup.opening {
-        let Ok(m) = pos.parse_move(text) else {
-            record.reason = format!("illegal opening move {text}");
-            return (record, faults);
-        };
-        let san = move_to_san(&mut pos, m);
-        // Engines get every move in the canonical form, whatever the opening file wrote.
-        let uci = pos.move_to_uci(m, false);
-        let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
-        pos.make(m);
-        record.moves.push(PlayedMove { uci, san, comment: Some("book".to_string()), white, number });
+        let m = pos.parse_move(text).map_err(|_| format!("illegal opening move {text}"))?;
+        record.moves.push(make_recorded(&mut pos, m, "book".to_string()));
     }
-    let mut engines = engines;
-    let finish = |record: &mut GameRecord, outcome: Option<Outcome>, termination: Termination, reason: String| {
-        record.outcome = outcome;
-        record.termination = termination;
-        record.reason = reason;
-    };
-    // The side `loser` loses the game for `termination`.
-    let lose = |record: &mut GameRecord, loser: Color, termination: Termination, reason: String| {
-        finish(record, Some(Outcome::win_for(!loser)), termination, reason);
-    };
-    for (i, engine) in engines.iter_mut().enumerate() {
-        if let Err(e) = engine.new_game(&setup.variant, &setup.start_fen, &setup.tc[i], stop) {
-            faults[i] = true;
-            let color = if i == 0 { Color::White } else { Color::Black };
-            let (term, outcome) = match e {
-                EngineError::Stopped => (Termination::Unterminated, None),
-                EngineError::Timeout => (Termination::TimeForfeit, Some(Outcome::win_for(!color))),
-                _ => (Termination::Abandoned, Some(Outcome::win_for(!color))),
+    Ok(pos)
+}
+
+/// Plays `m` and returns it as the record writes it. Players get every move
+/// in the canonical form (castling as king to its square), whatever the
+/// opening file or the player wrote.
+fn make_recorded(pos: &mut Position, m: Move, comment: String) -> PlayedMove {
+    let san = move_to_san(pos, m);
+    let uci = pos.move_to_uci(m, false);
+    let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
+    pos.make(m);
+    PlayedMove { uci, san, comment: Some(comment), white, number }
+}
+
+/// Tells both players a new game starts; the error names the player that
+/// failed and how the game ends for it.
+fn start_players(setup: &GameSetup, players: &mut [&mut Player; 2], stop: &AtomicBool) -> Result<(), (usize, Ending)> {
+    for (i, player) in players.iter_mut().enumerate() {
+        if let Err(e) = player.new_game(&setup.variant, &setup.start_fen, &setup.tc[i], stop) {
+            let color = side_of(i);
+            let reason = format!("{} could not start the game: {e}", side_name(color));
+            let ending = match e {
+                PlayerError::Stopped => Ending { outcome: None, termination: Termination::Unterminated, reason },
+                PlayerError::Timeout => Ending::loss(color, Termination::TimeForfeit, reason),
+                _ => Ending::loss(color, Termination::Abandoned, reason),
             };
-            finish(&mut record, outcome, term, format!("{} could not start the game: {e}", side_name(color)));
-            return (record, faults);
+            return Err((i, ending));
         }
     }
+    Ok(())
+}
+
+/// The end the rules or the adjudication rules give the game before the
+/// side to move plays, if any.
+fn decided(pos: &mut Position, verdict: Option<Verdict>, setup: &GameSetup, plies: usize) -> Option<Ending> {
+    if let Some(end) = pos.game_end() {
+        return Some(Ending {
+            outcome: Some(end.outcome()),
+            termination: Termination::Normal,
+            reason: end.to_string(),
+        });
+    }
+    match verdict {
+        Some(Verdict::Draw) => return Some(Ending::adjudicated_draw("Draw by adjudication".to_string())),
+        Some(Verdict::Loses(side)) => {
+            let loser = side_of(side);
+            let reason = format!("{} wins by adjudication", side_name(!loser));
+            return Some(Ending::loss(loser, Termination::Adjudication, reason));
+        }
+        None => {}
+    }
+    (setup.max_moves > 0 && plies as u32 >= 2 * setup.max_moves)
+        .then(|| Ending::adjudicated_draw(format!("Draw by adjudication after {} moves", setup.max_moves)))
+}
+
+/// How long the player of `index` may think: its clock, else its fixed
+/// time per move, else the untimed move timeout.
+fn move_budget(setup: &GameSetup, clock: &Clock, index: usize) -> Duration {
+    if clock.is_timed() {
+        Duration::from_millis(clock.left_ms.max(0) as u64)
+    } else if let Some(t) = setup.tc[index].movetime {
+        t
+    } else {
+        setup.move_timeout
+    }
+}
+
+/// How the game ends when the player of `us` could not answer.
+fn failed_reply(error: PlayerError, us: Color) -> Ending {
+    let name = side_name(us);
+    match error {
+        PlayerError::Stopped => {
+            Ending { outcome: None, termination: Termination::Unterminated, reason: "Stopped".to_string() }
+        }
+        PlayerError::Timeout => Ending::loss(us, Termination::TimeForfeit, format!("{name} loses on time")),
+        PlayerError::Disconnected(why) => {
+            Ending::loss(us, Termination::Abandoned, format!("{name} disconnects ({why})"))
+        }
+        other => Ending::loss(us, Termination::Abandoned, format!("{name}: {other}")),
+    }
+}
+
+/// The game after the opening: asks each player in turn, checks and plays
+/// its move, until the rules, a clock, a fault or adjudication end it.
+fn play_moves(
+    setup: &GameSetup,
+    pos: &mut Position,
+    record: &mut GameRecord,
+    players: &mut [&mut Player; 2],
+    stop: &AtomicBool,
+    faults: &mut Faults,
+) -> Ending {
     let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
     let mut adjudicator = Adjudicator::new(setup.draw_rule, setup.resign_rule);
     let mut verdict: Option<Verdict> = None;
     let mut uci_moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
     let start_ply = pos.ply_count();
     loop {
+        if let Some(ending) = decided(pos, verdict, setup, pos.ply_count() - start_ply) {
+            return ending;
+        }
         let us = pos.side_to_move();
-        if let Some((outcome, reason)) = rules_result(&mut pos) {
-            finish(&mut record, Some(outcome), Termination::Normal, reason);
-            break;
-        }
-        match verdict {
-            Some(Verdict::Draw) => {
-                finish(&mut record, Some(Outcome::Draw), Termination::Adjudication, "Draw by adjudication".to_string());
-                break;
-            }
-            Some(Verdict::Loses(side)) => {
-                let loser = if side == 0 { Color::White } else { Color::Black };
-                let reason = format!("{} wins by adjudication", side_name(!loser));
-                lose(&mut record, loser, Termination::Adjudication, reason);
-                break;
-            }
-            None => {}
-        }
-        if setup.max_moves > 0 && (pos.ply_count() - start_ply) as u32 >= 2 * setup.max_moves {
-            finish(
-                &mut record,
-                Some(Outcome::Draw),
-                Termination::Adjudication,
-                format!("Draw by adjudication after {} moves", setup.max_moves),
-            );
-            break;
-        }
         let idx = us.index();
-        let clock = &clocks[idx];
-        let budget = if clock.is_timed() {
-            Duration::from_millis(clock.left_ms.max(0) as u64)
-        } else if let Some(t) = setup.tc[idx].movetime {
-            t
-        } else {
-            setup.move_timeout
-        };
+        let budget = move_budget(setup, &clocks[idx], idx);
         let started = Instant::now();
         let request = MoveRequest {
             start_fen: &setup.start_fen,
@@ -265,99 +324,31 @@ pub fn play_game(
             tc: &setup.tc[idx],
             deadline: started + budget + setup.margin,
         };
-        let reply = engines[idx].play(&request, stop);
+        let reply = players[idx].play(&request, stop);
         let used = started.elapsed();
         let name = side_name(us);
-        match reply {
-            Ok(Reply::Move(text, info)) => {
-                if !clocks[idx].charge(used, setup.margin)
-                    || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
-                {
-                    lose(&mut record, us, Termination::TimeForfeit, format!("{name} loses on time"));
-                    break;
-                }
-                let m = match pos.parse_move(&text) {
-                    Ok(m) => m,
-                    Err(_) => {
-                        faults[idx] = true;
-                        lose(
-                            &mut record,
-                            us,
-                            Termination::IllegalMove,
-                            format!("{name} makes an illegal move: {text}"),
-                        );
-                        break;
-                    }
-                };
-                let san = move_to_san(&mut pos, m);
-                // Engines get the move in our canonical form (castling as king to its square).
-                let canonical = pos.move_to_uci(m, false);
-                let number = u32::from(pos.state().fullmove);
-                pos.make(m);
-                verdict = adjudicator.record(idx, number, &info);
-                uci_moves.push(canonical.clone());
-                record.moves.push(PlayedMove {
-                    uci: canonical,
-                    san,
-                    comment: Some(comment(&info, used)),
-                    white: us == Color::White,
-                    number,
-                });
-            }
-            Ok(Reply::Resign) => {
-                lose(&mut record, us, Termination::Normal, format!("{name} resigns"));
-                break;
-            }
-            Err(EngineError::Stopped) => {
-                finish(&mut record, None, Termination::Unterminated, "Stopped".to_string());
-                break;
-            }
-            Err(EngineError::Timeout) => {
-                faults[idx] = true;
-                lose(&mut record, us, Termination::TimeForfeit, format!("{name} loses on time"));
-                break;
-            }
+        let (text, info) = match reply {
+            Ok(Reply::Move(text, info)) => (text, info),
+            Ok(Reply::Resign) => return Ending::loss(us, Termination::Normal, format!("{name} resigns")),
             Err(e) => {
-                faults[idx] = true;
-                let reason = match &e {
-                    EngineError::Disconnected(why) => format!("{name} disconnects ({why})"),
-                    other => format!("{name}: {other}"),
-                };
-                lose(&mut record, us, Termination::Abandoned, reason);
-                break;
+                faults[idx] |= e != PlayerError::Stopped;
+                return failed_reply(e, us);
             }
+        };
+        if !clocks[idx].charge(used, setup.margin)
+            || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
+        {
+            return Ending::loss(us, Termination::TimeForfeit, format!("{name} loses on time"));
         }
+        let Ok(m) = pos.parse_move(&text) else {
+            faults[idx] = true;
+            return Ending::loss(us, Termination::IllegalMove, format!("{name} makes an illegal move: {text}"));
+        };
+        let played = make_recorded(pos, m, comment(&info, used));
+        verdict = adjudicator.record(idx, played.number, &info);
+        uci_moves.push(played.uci.clone());
+        record.moves.push(played);
     }
-    let result = record.outcome.map_or("*", Outcome::pgn);
-    for (i, engine) in engines.iter_mut().enumerate() {
-        if !faults[i] {
-            engine.game_over(result, &record.reason);
-        }
-    }
-    (record, faults)
-}
-
-/// The result the variant's rules give the position, if the game is over:
-/// checkmate, stalemate (a draw), repetition, or the move rule.
-pub fn rules_result(pos: &mut Position) -> Option<(Outcome, String)> {
-    let mut legal = MoveList::new();
-    pos.generate_legal(&mut legal);
-    let us = pos.side_to_move();
-    if legal.is_empty() {
-        return Some(if pos.in_check() {
-            (Outcome::win_for(!us), format!("{} mates", side_name(!us)))
-        } else {
-            (Outcome::Draw, "Draw by stalemate".to_string())
-        });
-    }
-    let end = &pos.variant().end;
-    if end.repetition > 0 && pos.repetitions() + 1 >= end.repetition {
-        return Some((Outcome::Draw, format!("Draw by {}-fold repetition", end.repetition)));
-    }
-    if end.move_rule > 0 && u32::from(pos.state().halfmove) >= 2 * end.move_rule {
-        return Some((Outcome::Draw, format!("Draw by {} moves rule", end.move_rule)));
-    }
-    None
 }
 
 fn comment(info: &SearchInfo, used: Duration) -> String {

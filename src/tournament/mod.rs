@@ -1,15 +1,15 @@
-//! Tournaments refereed by the rules core: engine adapters (UCI, XBoard),
+//! Tournaments refereed by the rules core: players (external engines over UCI or XBoard),
 //! one game, the match runner with its statistics and PGN, openings, the
 //! random sparring engine, and the `match`/`play`/`analyse` command lines.
 
 pub mod adjudicate;
 pub mod analyse;
 pub mod cli;
-pub mod engine;
 pub mod game;
 pub mod openings;
 pub mod pgn;
 pub mod play;
+pub mod player;
 pub mod random_engine;
 pub mod runner;
 pub mod san;

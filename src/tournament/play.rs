@@ -1,7 +1,8 @@
 //! `menagerie play`: a game in the terminal against an engine command (UCI or
 //! XBoard) or, without one, against the random mover. The board is drawn in
 //! text with the variant's letters and hands; moves are typed as UCI text.
-//! Uses the engine adapters, the game's rule adjudication and the rules core.
+//! Uses the players (engine adapters), the random mover and the rules core,
+//! whose game-end decision ends the game.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -11,16 +12,15 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::engine::{Engine, EngineSpec, MoveRequest, Reply};
-use super::game::rules_result;
 use super::openings::SplitMix64;
+use super::player::{MoveRequest, Player, PlayerError, PlayerSpec, Reply};
 use super::random_engine::random_move;
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
 use crate::moves::MoveList;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
-use crate::variant::Registry;
+use crate::variant::{Registry, Variant};
 
 /// `menagerie play`: play against an engine in the terminal.
 #[derive(Args, Debug)]
@@ -99,101 +99,183 @@ fn legal_moves_text(pos: &mut Position) -> String {
     moves.join(" ")
 }
 
+/// The checked settings of a `menagerie play` game.
+struct PlaySetup {
+    variant: Arc<Variant>,
+    human: Color,
+    tc: TimeControl,
+    fen: String,
+}
+
+impl PlaySetup {
+    fn new(args: &PlayArgs, registry: &Registry) -> Result<PlaySetup, String> {
+        let Some(variant) = registry.get(&args.variant) else {
+            return Err(format!("unknown variant {:?} (try `menagerie variants`)", args.variant));
+        };
+        let human = match args.color.as_str() {
+            "white" | "w" => Color::White,
+            "black" | "b" => Color::Black,
+            other => return Err(format!("unknown colour {other:?} (white or black)")),
+        };
+        let tc: TimeControl = args.tc.parse().map_err(|e| format!("{e}"))?;
+        let fen = args.fen.clone().unwrap_or_else(|| variant.start_fen.clone());
+        Ok(PlaySetup { variant, human, tc, fen })
+    }
+}
+
+/// Who plays against the human: an engine process or the random mover.
+enum Opponent {
+    Engine(Player),
+    Random(SplitMix64),
+}
+
+impl Opponent {
+    /// Starts `--engine` (with its options) for a game of `setup`, or the random mover.
+    fn start(args: &PlayArgs, setup: &PlaySetup, stop: &AtomicBool) -> Result<Opponent, String> {
+        let Some(cmd) = &args.engine else { return Ok(Opponent::Random(SplitMix64(args.seed))) };
+        let mut tokens = vec![format!("cmd={cmd}"), format!("proto={}", args.proto)];
+        tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
+        let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+        Player::start(&spec, stop, false)
+            .and_then(|mut e| e.new_game(&setup.variant, &setup.fen, &setup.tc, stop).map(|_| e))
+            .map(Opponent::Engine)
+            .map_err(|e| format!("engine: {e}"))
+    }
+
+    /// The opponent's answer in the game `moves` from `setup`'s FEN reached.
+    fn reply(
+        &mut self,
+        setup: &PlaySetup,
+        pos: &mut Position,
+        moves: &[String],
+        stop: &AtomicBool,
+    ) -> Result<Reply, PlayerError> {
+        match self {
+            Opponent::Engine(e) => {
+                let budget = setup.tc.movetime.unwrap_or(Duration::from_secs(60)) + Duration::from_secs(5);
+                let clock = Clock::new(&setup.tc);
+                let request = MoveRequest {
+                    start_fen: &setup.fen,
+                    moves,
+                    white: pos.side_to_move() == Color::White,
+                    clocks: [&clock, &clock],
+                    tc: &setup.tc,
+                    deadline: Instant::now() + budget,
+                };
+                e.play(&request, stop)
+            }
+            Opponent::Random(rng) => {
+                Ok(random_move(pos, rng).map_or(Reply::Resign, |m| Reply::Move(m, Default::default())))
+            }
+        }
+    }
+
+    fn game_over(&mut self, result: &str, reason: &str) {
+        if let Opponent::Engine(e) = self {
+            e.game_over(result, reason);
+        }
+    }
+
+    fn quit(self) {
+        if let Opponent::Engine(e) = self {
+            e.quit();
+        }
+    }
+}
+
+/// What the human's input asks for.
+enum HumanTurn {
+    /// A move to check and play.
+    Move(String),
+    /// Nothing to play: show the board again.
+    Again,
+    /// `quit`, `exit` or end of input.
+    Stop,
+}
+
+/// Reads the human's next line (`moves` lists the legal moves).
+fn human_turn(input: &mut impl Iterator<Item = std::io::Result<String>>, pos: &mut Position) -> HumanTurn {
+    print!("Your move: ");
+    let _ = std::io::stdout().flush();
+    let Some(Ok(line)) = input.next() else { return HumanTurn::Stop };
+    match line.trim() {
+        "" => HumanTurn::Again,
+        "quit" | "exit" => HumanTurn::Stop,
+        "moves" => {
+            println!("{}", legal_moves_text(pos));
+            HumanTurn::Again
+        }
+        text => HumanTurn::Move(text.to_string()),
+    }
+}
+
+/// Plays `text` for the side to move and records it; false when the game
+/// cannot go on (the engine played an illegal move). A human's illegal move
+/// is answered with the legal ones.
+fn play_text(pos: &mut Position, moves: &mut Vec<String>, text: &str, human: bool) -> bool {
+    match pos.parse_move(text) {
+        Ok(m) => {
+            let san = move_to_san(pos, m);
+            let who = if human { "You play" } else { "Engine plays" };
+            println!("{who} {san} ({})", pos.move_to_uci(m, false));
+            moves.push(pos.move_to_uci(m, false));
+            pos.make(m);
+            true
+        }
+        Err(e) if human => {
+            println!("{e}; legal moves: {}", legal_moves_text(pos));
+            true
+        }
+        Err(e) => {
+            println!("The engine played an illegal move: {e}");
+            false
+        }
+    }
+}
+
 /// Runs `menagerie play` on stdin/stdout.
 pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     let fail = |m: String| {
         eprintln!("error: {m}");
         ExitCode::FAILURE
     };
-    let Some(variant) = registry.get(&args.variant) else {
-        return fail(format!("unknown variant {:?} (try `menagerie variants`)", args.variant));
+    let setup = match PlaySetup::new(args, registry) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
     };
-    let human = match args.color.as_str() {
-        "white" | "w" => Color::White,
-        "black" | "b" => Color::Black,
-        other => return fail(format!("unknown colour {other:?} (white or black)")),
-    };
-    let tc: TimeControl = match args.tc.parse() {
-        Ok(t) => t,
-        Err(e) => return fail(format!("{e}")),
-    };
-    let fen = args.fen.clone().unwrap_or_else(|| variant.start_fen.clone());
-    let mut pos = match Position::from_fen(Arc::clone(&variant), &fen) {
+    let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.fen) {
         Ok(p) => p,
         Err(e) => return fail(format!("bad FEN: {e}")),
     };
     let stop = AtomicBool::new(false);
-    let mut engine = match &args.engine {
-        Some(cmd) => {
-            let mut tokens = vec![format!("cmd={cmd}"), format!("proto={}", args.proto)];
-            tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-            let spec = match EngineSpec::from_tokens(&tokens) {
-                Ok(s) => s,
-                Err(e) => return fail(e.to_string()),
-            };
-            let started =
-                Engine::start(&spec, &stop, false).and_then(|mut e| e.new_game(&variant, &fen, &tc, &stop).map(|_| e));
-            match started {
-                Ok(e) => Some(e),
-                Err(e) => return fail(format!("engine: {e}")),
-            }
-        }
-        None => None,
+    let mut opponent = match Opponent::start(args, &setup, &stop) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
     };
-    let mut rng = SplitMix64(args.seed);
     let mut moves: Vec<String> = Vec::new();
-    let clocks = [Clock::new(&tc), Clock::new(&tc)];
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock().lines();
-    let mut out = std::io::stdout();
-    println!("{}", variant.description);
+    let mut input = std::io::stdin().lock().lines();
+    println!("{}", setup.variant.description);
     println!(
         "You play {}. Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends.",
-        human.name()
+        setup.human.name()
     );
     loop {
         println!("\n{}", draw_board(&pos));
-        if let Some((outcome, reason)) = rules_result(&mut pos) {
-            println!("{reason} ({})", outcome.pgn());
-            if let Some(e) = engine.as_mut() {
-                e.game_over(outcome.pgn(), &reason);
-            }
+        if let Some(end) = pos.game_end() {
+            let result = end.outcome().pgn();
+            println!("{end} ({result})");
+            opponent.game_over(result, &end.to_string());
             break;
         }
-        let us = pos.side_to_move();
-        let text = if us == human {
-            print!("Your move: ");
-            let _ = out.flush();
-            let Some(Ok(line)) = input.next() else { break };
-            let line = line.trim().to_string();
-            match line.as_str() {
-                "" => continue,
-                "quit" | "exit" => break,
-                "moves" => {
-                    println!("{}", legal_moves_text(&mut pos));
-                    continue;
-                }
-                _ => line,
+        let human = pos.side_to_move() == setup.human;
+        let text = if human {
+            match human_turn(&mut input, &mut pos) {
+                HumanTurn::Move(text) => text,
+                HumanTurn::Again => continue,
+                HumanTurn::Stop => break,
             }
         } else {
-            let reply = match engine.as_mut() {
-                Some(e) => {
-                    let budget = tc.movetime.unwrap_or(Duration::from_secs(60)) + Duration::from_secs(5);
-                    let request = MoveRequest {
-                        start_fen: &fen,
-                        moves: &moves,
-                        white: us == Color::White,
-                        clocks: [&clocks[0], &clocks[1]],
-                        tc: &tc,
-                        deadline: Instant::now() + budget,
-                    };
-                    e.play(&request, &stop)
-                }
-                None => {
-                    Ok(random_move(&mut pos, &mut rng).map_or(Reply::Resign, |m| Reply::Move(m, Default::default())))
-                }
-            };
-            match reply {
+            match opponent.reply(&setup, &mut pos, &moves, &stop) {
                 Ok(Reply::Move(m, _)) => m,
                 Ok(Reply::Resign) => {
                     println!("The engine resigns.");
@@ -205,23 +287,10 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
                 }
             }
         };
-        match pos.parse_move(&text) {
-            Ok(m) => {
-                let san = move_to_san(&mut pos, m);
-                let who = if us == human { "You play" } else { "Engine plays" };
-                println!("{who} {san} ({})", pos.move_to_uci(m, false));
-                moves.push(pos.move_to_uci(m, false));
-                pos.make(m);
-            }
-            Err(e) if us == human => println!("{e}; legal moves: {}", legal_moves_text(&mut pos)),
-            Err(e) => {
-                println!("The engine played an illegal move: {e}");
-                break;
-            }
+        if !play_text(&mut pos, &mut moves, &text, human) {
+            break;
         }
     }
-    if let Some(e) = engine {
-        e.quit();
-    }
+    opponent.quit();
     ExitCode::SUCCESS
 }

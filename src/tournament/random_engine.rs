@@ -23,14 +23,16 @@ pub fn random_move(pos: &mut Position, rng: &mut SplitMix64) -> Option<String> {
     Some(pos.move_to_uci(m, false))
 }
 
-struct State {
+/// The random engine's game: the variant, the position (None after a bad
+/// FEN, until the next one) and the seeded generator.
+struct RandomMover {
     registry: Registry,
     variant: Arc<Variant>,
     pos: Option<Position>,
     rng: SplitMix64,
 }
 
-impl State {
+impl RandomMover {
     fn set_variant(&mut self, name: &str) {
         if let Some(v) = self.registry.get(name) {
             self.variant = v;
@@ -66,8 +68,12 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
     let Some(chess) = registry.get("chess").or_else(|| registry.variants().next().cloned()) else {
         return;
     };
-    let mut state =
-        State { pos: Position::startpos(Arc::clone(&chess)).ok(), variant: chess, registry, rng: SplitMix64(seed) };
+    let mut mover = RandomMover {
+        pos: Position::startpos(Arc::clone(&chess)).ok(),
+        variant: chess,
+        registry,
+        rng: SplitMix64(seed),
+    };
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     let mut say = |line: &str| {
@@ -88,27 +94,27 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
         if xboard {
             match command {
                 "protover" => {
-                    let names = state.registry.names().join(",");
+                    let names = mover.registry.names().join(",");
                     say(&format!("feature myname=\"menagerie-random\" ping=1 setboard=1 usermove=1 sigint=0 sigterm=0 variants=\"{names}\" done=1"));
                 }
                 "new" => {
-                    state.set_variant("chess");
+                    mover.set_variant("chess");
                     forced = false;
                 }
                 "variant" => {
                     if let Some(name) = tokens.get(1) {
-                        state.set_variant(name);
+                        mover.set_variant(name);
                     }
                 }
                 "force" => forced = true,
-                "setboard" => state.set_fen(line.trim_start_matches("setboard").trim()),
+                "setboard" => mover.set_fen(line.trim_start_matches("setboard").trim()),
                 "ping" => say(&format!("pong {}", tokens.get(1).unwrap_or(&""))),
                 "go" | "usermove" => {
                     // XBoard numbers the ranks of a 10-rank board from 0.
-                    let shape = state.variant.shape;
+                    let shape = mover.variant.shape;
                     if command == "usermove" {
                         let text = tokens.get(1).copied().unwrap_or("");
-                        if !state.play(&xboard_to_uci(shape, text)) {
+                        if !mover.play(&xboard_to_uci(shape, text)) {
                             say(&format!("Illegal move: {text}"));
                             continue;
                         }
@@ -116,8 +122,8 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                         forced = false;
                     }
                     if !forced {
-                        if let Some(m) = state.choose() {
-                            state.play(&m);
+                        if let Some(m) = mover.choose() {
+                            mover.play(&m);
                             say(&format!("move {}", uci_to_xboard(shape, &m)));
                         }
                     }
@@ -130,7 +136,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                     say("id name menagerie-random");
                     say("option name MultiPV type spin default 1 min 1 max 64");
                     say("id author the menagerie developers");
-                    let vars: Vec<String> = state.registry.names().iter().map(|n| format!("var {n}")).collect();
+                    let vars: Vec<String> = mover.registry.names().iter().map(|n| format!("var {n}")).collect();
                     say(&format!("option name UCI_Variant type combo default chess {}", vars.join(" ")));
                     say("uciok");
                 }
@@ -138,17 +144,17 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                 // setoption name UCI_Variant value X
                 "setoption" if tokens.get(2).is_some_and(|t| t.eq_ignore_ascii_case("UCI_Variant")) => {
                     if let Some(v) = tokens.get(4) {
-                        state.set_variant(v);
+                        mover.set_variant(v);
                     }
                 }
                 "position" => {
                     let moves_at = tokens.iter().position(|&t| t == "moves").unwrap_or(tokens.len());
                     match tokens.get(1) {
-                        Some(&"fen") => state.set_fen(&tokens[2.min(moves_at)..moves_at].join(" ")),
-                        _ => state.pos = Position::startpos(Arc::clone(&state.variant)).ok(),
+                        Some(&"fen") => mover.set_fen(&tokens[2.min(moves_at)..moves_at].join(" ")),
+                        _ => mover.pos = Position::startpos(Arc::clone(&mover.variant)).ok(),
                     }
                     for m in tokens.iter().skip(moves_at + 1) {
-                        if !state.play(m) {
+                        if !mover.play(m) {
                             break;
                         }
                     }
@@ -160,7 +166,7 @@ pub fn run(registry: Registry, seed: u64, xboard: bool) {
                     // MultiPV lines: distinct random moves, each a one-move PV.
                     let mut seen = Vec::new();
                     for k in 1..=multipv {
-                        match state.choose() {
+                        match mover.choose() {
                             Some(m) if !seen.contains(&m) => {
                                 say(&format!("info depth 1 multipv {k} score cp 0 nodes 1 time 0 pv {m}"));
                                 seen.push(m);

@@ -16,19 +16,20 @@ use std::thread;
 use std::time::Duration;
 
 use super::adjudicate::{DrawRule, ResignRule};
-use super::engine::{Engine, EngineSpec};
-use super::game::{play_game, GameRecord, GameSetup, Outcome, Termination};
+use super::game::{play_game, GameRecord, GameSetup, Termination};
 use super::openings::{add_random_plies, Opening, SplitMix64};
 use super::pgn::{write_game, PgnContext};
-use super::stats::{Pentanomial, Score, Sprt, SprtDecision};
+use super::player::{Player, PlayerSpec};
+use super::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 use super::tc::TimeControl;
+use crate::outcome::Outcome;
 use crate::variant::Variant;
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
     /// Two or more engines (round robin).
-    pub engines: Vec<EngineSpec>,
+    pub engines: Vec<PlayerSpec>,
     /// Only the first engine against each of the others (a gauntlet).
     pub gauntlet: bool,
     /// The variant.
@@ -133,7 +134,7 @@ pub fn schedule(config: &MatchConfig) -> Vec<Scheduled> {
 #[derive(Clone, Debug, Default)]
 pub struct PairStats {
     /// Games.
-    pub score: Score,
+    pub wdl: Wdl,
     /// Complete pairs.
     pub penta: Pentanomial,
 }
@@ -144,7 +145,7 @@ pub struct MatchSummary {
     /// Engine names.
     pub names: Vec<String>,
     /// Per engine, against everyone.
-    pub scores: Vec<Score>,
+    pub totals: Vec<Wdl>,
     /// Per pair `(i, j)` with `i < j`, from `i`'s point of view.
     pub pairs: BTreeMap<(usize, usize), PairStats>,
     /// Games per termination.
@@ -165,7 +166,7 @@ impl MatchSummary {
     fn new(config: &MatchConfig, scheduled: u32) -> MatchSummary {
         MatchSummary {
             names: config.engines.iter().map(|e| e.name.clone()).collect(),
-            scores: vec![Score::default(); config.engines.len()],
+            totals: vec![Wdl::default(); config.engines.len()],
             pairs: BTreeMap::new(),
             terminations: BTreeMap::new(),
             played: 0,
@@ -180,7 +181,7 @@ impl MatchSummary {
     pub fn progress_line(&self) -> String {
         let mut s = format!("Games {}/{}", self.played, self.scheduled);
         if let Some(((i, j), p)) = self.pairs.iter().next() {
-            let sc = &p.score;
+            let sc = &p.wdl;
             s.push_str(&format!(
                 "  {} vs {}: +{} ={} -{}  {:.1}%",
                 self.names[*i],
@@ -212,9 +213,9 @@ impl fmt::Display for MatchSummary {
             "Rank", "Name", "Games", "W", "D", "L", "Score"
         )?;
         let mut order: Vec<usize> = (0..self.names.len()).collect();
-        order.sort_by(|&a, &b| self.scores[b].fraction().total_cmp(&self.scores[a].fraction()));
+        order.sort_by(|&a, &b| self.totals[b].fraction().total_cmp(&self.totals[a].fraction()));
         for (rank, &i) in order.iter().enumerate() {
-            let s = &self.scores[i];
+            let s = &self.totals[i];
             let elo = s.elo().map_or("-".to_string(), |e| e.to_string());
             writeln!(
                 f,
@@ -229,7 +230,7 @@ impl fmt::Display for MatchSummary {
             )?;
         }
         for ((i, j), p) in &self.pairs {
-            let s = &p.score;
+            let s = &p.wdl;
             writeln!(f)?;
             writeln!(
                 f,
@@ -284,16 +285,16 @@ impl fmt::Display for MatchSummary {
 
 /// Starts any engine of a game not already running in this worker.
 fn ensure_engine(
-    running: &mut HashMap<usize, Engine>,
+    running: &mut HashMap<usize, Player>,
     index: usize,
-    spec: &EngineSpec,
+    spec: &PlayerSpec,
     stop: &AtomicBool,
     debug: bool,
 ) -> Result<(), String> {
     if running.contains_key(&index) {
         return Ok(());
     }
-    match Engine::start(spec, stop, debug) {
+    match Player::start(spec, stop, debug) {
         Ok(e) => {
             running.insert(index, e);
             Ok(())
@@ -309,7 +310,7 @@ fn worker(
     stop: &AtomicBool,
     results: mpsc::Sender<(usize, GameRecord)>,
 ) {
-    let mut running: HashMap<usize, Engine> = HashMap::new();
+    let mut running: HashMap<usize, Player> = HashMap::new();
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -416,12 +417,12 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
                 }
             }
             let white_points = outcome.white_points();
-            summary.scores[game.white].add(white_points);
-            summary.scores[game.black].add(1.0 - white_points);
+            summary.totals[game.white].add(white_points);
+            summary.totals[game.black].add(1.0 - white_points);
             let (i, j) = (game.white.min(game.black), game.white.max(game.black));
             let points_i = if game.white == i { white_points } else { 1.0 - white_points };
             let pair = summary.pairs.entry((i, j)).or_default();
-            pair.score.add(points_i);
+            pair.wdl.add(points_i);
             match first_of_pair.remove(&game.pair) {
                 Some(p) => pair.penta.add(p + points_i),
                 None => {
@@ -433,7 +434,7 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
                     *llr = if p.penta.pairs() > 0 && config.games.is_multiple_of(2) {
                         sprt.llr_pentanomial(&p.penta)
                     } else {
-                        sprt.llr_trinomial(&p.score)
+                        sprt.llr_trinomial(&p.wdl)
                     };
                     *decision = sprt.decide(*llr);
                     if *decision != SprtDecision::Continue {
@@ -463,7 +464,7 @@ mod tests {
         let variant = registry.get("chess").unwrap();
         MatchConfig {
             engines: (0..engines)
-                .map(|i| EngineSpec::from_tokens(&[format!("cmd=e{i}"), format!("name=E{i}")]).unwrap())
+                .map(|i| PlayerSpec::from_tokens(&[format!("cmd=e{i}"), format!("name=E{i}")]).unwrap())
                 .collect(),
             variant,
             tc: "nodes=1".parse().unwrap(),
@@ -518,9 +519,9 @@ mod tests {
         let c = config(2, 2, 1);
         let mut s = MatchSummary::new(&c, 4);
         s.played = 2;
-        s.scores[0] = Score { wins: 1, draws: 1, losses: 0 };
-        s.scores[1] = s.scores[0].flipped();
-        let mut p = PairStats { score: s.scores[0], ..PairStats::default() };
+        s.totals[0] = Wdl { wins: 1, draws: 1, losses: 0 };
+        s.totals[1] = s.totals[0].flipped();
+        let mut p = PairStats { wdl: s.totals[0], ..PairStats::default() };
         p.penta.add(1.5);
         s.pairs.insert((0, 1), p);
         s.stopped_early = true;

@@ -19,7 +19,7 @@ const Z95: f64 = 1.959_963_984_540_054;
 
 /// Wins, draws and losses from one side's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Score {
+pub struct Wdl {
     /// Games won.
     pub wins: u32,
     /// Games drawn.
@@ -28,7 +28,7 @@ pub struct Score {
     pub losses: u32,
 }
 
-impl Score {
+impl Wdl {
     /// Games counted.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -46,8 +46,8 @@ impl Score {
         }
     }
     /// The same games seen from the other side.
-    pub fn flipped(&self) -> Score {
-        Score { wins: self.losses, draws: self.draws, losses: self.wins }
+    pub fn flipped(&self) -> Wdl {
+        Wdl { wins: self.losses, draws: self.draws, losses: self.wins }
     }
     /// Adds one game result (1, 0.5 or 0 points).
     pub fn add(&mut self, points: f64) {
@@ -291,8 +291,8 @@ impl Sprt {
     }
 
     /// Log-likelihood ratio from single game results.
-    pub fn llr_trinomial(&self, score: &Score) -> f64 {
-        self.llr(&[score.losses as f64, score.draws as f64, score.wins as f64], &[0.0, 0.5, 1.0])
+    pub fn llr_trinomial(&self, wdl: &Wdl) -> f64 {
+        self.llr(&[wdl.losses as f64, wdl.draws as f64, wdl.wins as f64], &[0.0, 0.5, 1.0])
     }
 
     /// Log-likelihood ratio from game pairs.
@@ -323,24 +323,24 @@ mod tests {
 
     #[test]
     fn elo_and_margin() {
-        let s = Score { wins: 60, draws: 20, losses: 20 };
+        let s = Wdl { wins: 60, draws: 20, losses: 20 };
         let e = s.elo().unwrap();
         // score 0.7 -> 147.2 Elo
         assert!(close(e.elo, 147.19, 0.05), "{e:?}");
         // variance = (60*.09 + 20*.04 + 20*.49)/100 = 0.16; se = 0.04; 0.7 +/- 0.0784
         let expect = (elo_of_score(0.7 + Z95 * 0.04) - elo_of_score(0.7 - Z95 * 0.04)) / 2.0;
         assert!(close(e.margin, expect, 1e-9));
-        assert!(close(Score { wins: 5, draws: 0, losses: 5 }.elo().unwrap().elo, 0.0, 1e-9));
-        assert!(Score::default().elo().is_none());
-        assert!(Score { wins: 3, draws: 0, losses: 0 }.elo().unwrap().elo.is_infinite());
+        assert!(close(Wdl { wins: 5, draws: 0, losses: 5 }.elo().unwrap().elo, 0.0, 1e-9));
+        assert!(Wdl::default().elo().is_none());
+        assert!(Wdl { wins: 3, draws: 0, losses: 0 }.elo().unwrap().elo.is_infinite());
     }
 
     #[test]
     fn los_and_erf() {
         assert!(close(erf(0.5), 0.520_499_9, 1e-6));
         assert!(close(erf(-1.0), -0.842_700_8, 1e-6));
-        assert!(close(Score { wins: 10, draws: 5, losses: 10 }.los(), 0.5, 1e-9));
-        assert!(Score { wins: 30, draws: 0, losses: 10 }.los() > 0.99);
+        assert!(close(Wdl { wins: 10, draws: 5, losses: 10 }.los(), 0.5, 1e-9));
+        assert!(Wdl { wins: 30, draws: 0, losses: 10 }.los() > 0.99);
     }
 
     #[test]
@@ -349,18 +349,18 @@ mod tests {
         let (lo, hi) = s.bounds();
         assert!(close(lo, -2.944, 1e-3) && close(hi, 2.944, 1e-3));
         // A clearly stronger side accepts H1, a weaker one H0.
-        let strong = Score { wins: 6000, draws: 8000, losses: 5000 };
+        let strong = Wdl { wins: 6000, draws: 8000, losses: 5000 };
         assert_eq!(s.decide(s.llr_trinomial(&strong)), SprtDecision::AcceptH1);
         assert_eq!(s.decide(s.llr_trinomial(&strong.flipped())), SprtDecision::AcceptH0);
-        assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
+        assert_eq!(s.decide(s.llr_trinomial(&Wdl { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
         // The LLR is zero half-way between the hypotheses' scores.
         let mid = Sprt { elo0: -5.0, elo1: 5.0, alpha: 0.05, beta: 0.05 };
-        assert!(close(mid.llr_trinomial(&Score { wins: 100, draws: 50, losses: 100 }), 0.0, 1e-6));
+        assert!(close(mid.llr_trinomial(&Wdl { wins: 100, draws: 50, losses: 100 }), 0.0, 1e-6));
         // One game decides nothing; a long sweep does.
-        assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
-        assert_eq!(s.decide(s.llr_trinomial(&Score { wins: 400, draws: 0, losses: 0 })), SprtDecision::AcceptH1);
+        assert_eq!(s.decide(s.llr_trinomial(&Wdl { wins: 1, draws: 0, losses: 0 })), SprtDecision::Continue);
+        assert_eq!(s.decide(s.llr_trinomial(&Wdl { wins: 400, draws: 0, losses: 0 })), SprtDecision::AcceptH1);
         // Large samples agree with the normal approximation.
-        let big = Score { wins: 30_000, draws: 40_000, losses: 29_000 };
+        let big = Wdl { wins: 30_000, draws: 40_000, losses: 29_000 };
         let (n, mean) = (big.games() as f64, big.fraction());
         let var = (big.wins as f64 * (1.0 - mean).powi(2)
             + big.draws as f64 * (0.5 - mean).powi(2)

@@ -1,11 +1,11 @@
-//! The UCI side of [`Engine`](super::Engine): `uci`/`uciok`, options including
+//! The UCI side of [`Player`](super::Player): `uci`/`uciok`, options including
 //! `UCI_Variant`, `position ... moves ...`, `go` with clocks or limits, and
-//! `bestmove`. Uses the engine process and time controls.
+//! `bestmove`. Uses the player process and time controls.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::{EngineError, EngineProcess, EngineSpec, MoveRequest, Reply, SearchInfo};
+use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply, SearchInfo};
 use crate::variant::Variant;
 
 /// How long the handshake and `isready` may take.
@@ -13,8 +13,8 @@ const HANDSHAKE: Duration = Duration::from_secs(30);
 
 /// A UCI engine after `uciok`.
 #[derive(Debug)]
-pub struct UciEngine {
-    pub(crate) process: EngineProcess,
+pub struct UciPlayer {
+    pub(crate) process: PlayerProcess,
     /// Names of the options the engine declared.
     pub options: Vec<String>,
     /// Values the engine offers for `UCI_Variant`.
@@ -56,16 +56,16 @@ pub fn parse_info(line: &str, into: &mut SearchInfo) {
     }
 }
 
-impl UciEngine {
+impl UciPlayer {
     /// Sends `uci` and reads the option list until `uciok`.
     pub fn handshake(
-        mut process: EngineProcess,
-        spec: &EngineSpec,
+        mut process: PlayerProcess,
+        spec: &PlayerSpec,
         stop: &AtomicBool,
-    ) -> Result<UciEngine, EngineError> {
+    ) -> Result<UciPlayer, PlayerError> {
         process.send("uci")?;
         let deadline = Instant::now() + HANDSHAKE;
-        let mut engine = UciEngine {
+        let mut engine = UciPlayer {
             process,
             options: Vec::new(),
             variants: Vec::new(),
@@ -115,17 +115,17 @@ impl UciEngine {
     }
 
     /// Sets the variant and options, `ucinewgame`, and waits for `readyok`.
-    pub fn new_game(&mut self, variant: &Variant, _start_fen: &str, stop: &AtomicBool) -> Result<(), EngineError> {
+    pub fn new_game(&mut self, variant: &Variant, _start_fen: &str, stop: &AtomicBool) -> Result<(), PlayerError> {
         self.variant_start = variant.start_fen.clone();
         if !self.has_option("UCI_Variant") && variant.name != "chess" {
-            return Err(EngineError::Protocol(format!(
+            return Err(PlayerError::Protocol(format!(
                 "engine has no UCI_Variant option, cannot play {}",
                 variant.name
             )));
         }
         if self.has_option("UCI_Variant") {
             if !self.variants.is_empty() && !self.variants.iter().any(|v| v == &variant.name) {
-                return Err(EngineError::Protocol(format!("engine does not offer UCI_Variant {}", variant.name)));
+                return Err(PlayerError::Protocol(format!("engine does not offer UCI_Variant {}", variant.name)));
             }
             self.process.send(&format!("setoption name UCI_Variant value {}", variant.name))?;
         }
@@ -138,7 +138,7 @@ impl UciEngine {
     }
 
     /// `isready` until `readyok`.
-    pub fn sync(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+    pub fn sync(&mut self, stop: &AtomicBool) -> Result<(), PlayerError> {
         self.process.send("isready")?;
         let deadline = Instant::now() + HANDSHAKE;
         loop {
@@ -163,9 +163,9 @@ impl UciEngine {
     }
 
     /// Sends the position and `go`, then waits for `bestmove`.
-    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, EngineError> {
+    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, PlayerError> {
         self.process.drain();
-        let position = UciEngine::position_command(&self.variant_start, request.start_fen, request.moves);
+        let position = UciPlayer::position_command(&self.variant_start, request.start_fen, request.moves);
         self.process.send(&position)?;
         let mut go = String::from("go");
         let tc = request.tc;
@@ -200,9 +200,9 @@ impl UciEngine {
         loop {
             let line = match self.process.read_line(request.deadline, stop) {
                 Ok(l) => l,
-                Err(EngineError::Timeout) => {
+                Err(PlayerError::Timeout) => {
                     let _ = self.process.send("stop");
-                    return Err(EngineError::Timeout);
+                    return Err(PlayerError::Timeout);
                 }
                 Err(e) => return Err(e),
             };
@@ -212,7 +212,7 @@ impl UciEngine {
                 Some("bestmove") => {
                     return match tokens.next() {
                         Some(m) => Ok(Reply::Move(m.to_string(), info)),
-                        None => Err(EngineError::Protocol(format!("empty bestmove: {line:?}"))),
+                        None => Err(PlayerError::Protocol(format!("empty bestmove: {line:?}"))),
                     };
                 }
                 _ => {}
@@ -240,7 +240,7 @@ mod tests {
     #[test]
     fn position_text() {
         let s = "8/8/8/8/8/8/8/K6k w - - 0 1";
-        assert_eq!(UciEngine::position_command(s, s, &[]), "position startpos");
-        assert_eq!(UciEngine::position_command("x", s, &["a1a2".to_string()]), format!("position fen {s} moves a1a2"));
+        assert_eq!(UciPlayer::position_command(s, s, &[]), "position startpos");
+        assert_eq!(UciPlayer::position_command("x", s, &["a1a2".to_string()]), format!("position fen {s} moves a1a2"));
     }
 }

@@ -1,7 +1,11 @@
-//! Engines as child processes: the command-line description ([`EngineSpec`]),
-//! the process with a reader thread and deadline-bounded line reads
-//! ([`EngineProcess`]), and the protocol-neutral [`Engine`] that the game loop
-//! drives, implemented for UCI ([`uci`]) and XBoard/CECP ([`xboard`]).
+//! Players: the engines of a match or `play`, run as child processes (called
+//! players so as not to be confused with this program's own [`Engine`]). The
+//! command-line description ([`PlayerSpec`]), the process with a reader
+//! thread and deadline-bounded line reads ([`PlayerProcess`]), and the
+//! protocol-neutral [`Player`] that the game loop drives, implemented for UCI
+//! ([`uci`]) and XBoard/CECP ([`xboard`]), the two [`WireProtocol`]s.
+//!
+//! [`Engine`]: crate::engine::Engine
 //! Uses variant and the time control module; never panics on engine output.
 
 pub mod uci;
@@ -19,37 +23,37 @@ use std::time::{Duration, Instant};
 use crate::tournament::tc::{Clock, TimeControl};
 use crate::variant::Variant;
 
-/// The protocol an engine speaks.
+/// The protocol a player speaks over its pipes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
+pub enum WireProtocol {
     /// The Universal Chess Interface.
     Uci,
     /// The Chess Engine Communication Protocol (XBoard/WinBoard), version 2.
     Xboard,
 }
 
-impl FromStr for Protocol {
-    type Err = EngineSpecError;
-    fn from_str(s: &str) -> Result<Protocol, EngineSpecError> {
+impl FromStr for WireProtocol {
+    type Err = PlayerSpecError;
+    fn from_str(s: &str) -> Result<WireProtocol, PlayerSpecError> {
         match s.to_ascii_lowercase().as_str() {
-            "uci" => Ok(Protocol::Uci),
-            "xboard" | "cecp" | "winboard" => Ok(Protocol::Xboard),
-            _ => Err(EngineSpecError::Protocol(s.to_string())),
+            "uci" => Ok(WireProtocol::Uci),
+            "xboard" | "cecp" | "winboard" => Ok(WireProtocol::Xboard),
+            _ => Err(PlayerSpecError::Protocol(s.to_string())),
         }
     }
 }
 
 /// How to start and configure one engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineSpec {
+pub struct PlayerSpec {
     /// Display name (PGN `White`/`Black`).
     pub name: String,
     /// Shell command line (run with `sh -c`).
     pub cmd: String,
     /// Working directory, if not the current one.
     pub dir: Option<String>,
-    /// Protocol.
-    pub proto: Protocol,
+    /// The protocol it speaks.
+    pub proto: WireProtocol,
     /// Engine options in order (`option.Hash=16` gives `("Hash", "16")`).
     pub options: Vec<(String, String)>,
     /// This engine's own limits (`tc=...`), overriding the match's.
@@ -58,7 +62,7 @@ pub struct EngineSpec {
 
 /// Why an engine description could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum EngineSpecError {
+pub enum PlayerSpecError {
     /// A token without `=`.
     #[error("engine setting {0:?} is not key=value")]
     NotKeyValue(String),
@@ -76,42 +80,42 @@ pub enum EngineSpecError {
     TimeControl(String),
 }
 
-impl EngineSpec {
+impl PlayerSpec {
     /// Reads `key=value` tokens: `cmd=`, `proto=`, `name=`, `dir=`, `tc=`, `option.NAME=`.
     ///
     /// ```
-    /// use menagerie::tournament::engine::{EngineSpec, Protocol};
-    /// let e = EngineSpec::from_tokens(&["cmd=fairymax", "proto=xboard", "option.Hash=16"]).unwrap();
-    /// assert_eq!(e.proto, Protocol::Xboard);
+    /// use menagerie::tournament::player::{PlayerSpec, WireProtocol};
+    /// let e = PlayerSpec::from_tokens(&["cmd=fairymax", "proto=xboard", "option.Hash=16"]).unwrap();
+    /// assert_eq!(e.proto, WireProtocol::Xboard);
     /// assert_eq!(e.name, "fairymax");
     /// assert_eq!(e.options, vec![("Hash".to_string(), "16".to_string())]);
     /// ```
-    pub fn from_tokens<S: AsRef<str>>(tokens: &[S]) -> Result<EngineSpec, EngineSpecError> {
-        let mut spec = EngineSpec {
+    pub fn from_tokens<S: AsRef<str>>(tokens: &[S]) -> Result<PlayerSpec, PlayerSpecError> {
+        let mut spec = PlayerSpec {
             name: String::new(),
             cmd: String::new(),
             dir: None,
-            proto: Protocol::Uci,
+            proto: WireProtocol::Uci,
             options: Vec::new(),
             tc: None,
         };
         for token in tokens {
             let token = token.as_ref();
-            let (key, value) = token.split_once('=').ok_or_else(|| EngineSpecError::NotKeyValue(token.to_string()))?;
+            let (key, value) = token.split_once('=').ok_or_else(|| PlayerSpecError::NotKeyValue(token.to_string()))?;
             match key {
                 "cmd" => spec.cmd = value.to_string(),
                 "name" => spec.name = value.to_string(),
                 "dir" => spec.dir = Some(value.to_string()),
                 "proto" => spec.proto = value.parse()?,
-                "tc" => spec.tc = Some(value.parse().map_err(|e| EngineSpecError::TimeControl(format!("{e}")))?),
+                "tc" => spec.tc = Some(value.parse().map_err(|e| PlayerSpecError::TimeControl(format!("{e}")))?),
                 _ => match key.strip_prefix("option.") {
                     Some(opt) if !opt.is_empty() => spec.options.push((opt.to_string(), value.to_string())),
-                    _ => return Err(EngineSpecError::UnknownKey(key.to_string())),
+                    _ => return Err(PlayerSpecError::UnknownKey(key.to_string())),
                 },
             }
         }
         if spec.cmd.trim().is_empty() {
-            return Err(EngineSpecError::NoCommand);
+            return Err(PlayerSpecError::NoCommand);
         }
         if spec.name.is_empty() {
             // The program's file name, without its directory or arguments.
@@ -124,7 +128,7 @@ impl EngineSpec {
 
 /// What went wrong while talking to an engine.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum EngineError {
+pub enum PlayerError {
     /// The command could not be started.
     #[error("cannot start {0}")]
     Start(String),
@@ -144,7 +148,7 @@ pub enum EngineError {
 
 /// A running engine process: stdin for commands, a reader thread that
 /// forwards stdout line by line, and the child to reap or kill.
-pub struct EngineProcess {
+pub struct PlayerProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -153,10 +157,10 @@ pub struct EngineProcess {
     pub debug: bool,
 }
 
-impl EngineProcess {
+impl PlayerProcess {
     /// Starts `cmd` with `sh -c` in its own process group, so that a Ctrl-C
     /// in the terminal reaches only the match runner, which then ends it.
-    pub fn spawn(name: &str, cmd: &str, dir: Option<&str>) -> Result<EngineProcess, EngineError> {
+    pub fn spawn(name: &str, cmd: &str, dir: Option<&str>) -> Result<PlayerProcess, PlayerError> {
         let mut command = Command::new("sh");
         command.arg("-c").arg(format!("exec {cmd}"));
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
@@ -168,8 +172,8 @@ impl EngineProcess {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        let mut child = command.spawn().map_err(|e| EngineError::Start(format!("{cmd:?}: {e}")))?;
-        let stdout = child.stdout.take().ok_or_else(|| EngineError::Start(format!("{cmd:?}: no stdout")))?;
+        let mut child = command.spawn().map_err(|e| PlayerError::Start(format!("{cmd:?}: {e}")))?;
+        let stdout = child.stdout.take().ok_or_else(|| PlayerError::Start(format!("{cmd:?}: no stdout")))?;
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel();
         let spawned = thread::Builder::new().name(format!("{name}-reader")).spawn(move || {
@@ -192,13 +196,13 @@ impl EngineProcess {
         if let Err(e) = spawned {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(EngineError::Start(format!("reader thread: {e}")));
+            return Err(PlayerError::Start(format!("reader thread: {e}")));
         }
-        Ok(EngineProcess { child, stdin, lines: rx, name: name.to_string(), debug: false })
+        Ok(PlayerProcess { child, stdin, lines: rx, name: name.to_string(), debug: false })
     }
 
     /// Sends one line.
-    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+    pub fn send(&mut self, line: &str) -> Result<(), PlayerError> {
         if self.debug {
             eprintln!("{} < {line}", self.name);
         }
@@ -211,26 +215,26 @@ impl EngineProcess {
         Ok(())
     }
 
-    fn disconnected(&mut self) -> EngineError {
+    fn disconnected(&mut self) -> PlayerError {
         // Give a dying process a moment so that its exit status can be told.
         for _ in 0..20 {
             if let Ok(Some(status)) = self.child.try_wait() {
-                return EngineError::Disconnected(status.to_string());
+                return PlayerError::Disconnected(status.to_string());
             }
             thread::sleep(Duration::from_millis(5));
         }
-        EngineError::Disconnected("output closed".to_string())
+        PlayerError::Disconnected("output closed".to_string())
     }
 
     /// Reads one line, waiting until `deadline` (polling `stop`).
-    pub fn read_line(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<String, EngineError> {
+    pub fn read_line(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<String, PlayerError> {
         loop {
             if stop.load(Ordering::Relaxed) {
-                return Err(EngineError::Stopped);
+                return Err(PlayerError::Stopped);
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(EngineError::Timeout);
+                return Err(PlayerError::Timeout);
             }
             let slice = (deadline - now).min(Duration::from_millis(50));
             match self.lines.recv_timeout(slice) {
@@ -266,7 +270,7 @@ impl EngineProcess {
     }
 }
 
-impl Drop for EngineProcess {
+impl Drop for PlayerProcess {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
@@ -275,9 +279,9 @@ impl Drop for EngineProcess {
     }
 }
 
-impl fmt::Debug for EngineProcess {
+impl fmt::Debug for PlayerProcess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "EngineProcess({})", self.name)
+        write!(f, "PlayerProcess({})", self.name)
     }
 }
 
@@ -335,21 +339,21 @@ pub struct MoveRequest<'a> {
 
 /// A started engine speaking one of the protocols.
 #[derive(Debug)]
-pub enum Engine {
+pub enum Player {
     /// A UCI engine.
-    Uci(uci::UciEngine),
+    Uci(uci::UciPlayer),
     /// An XBoard engine.
-    Xboard(xboard::XboardEngine),
+    Xboard(xboard::XboardPlayer),
 }
 
-impl Engine {
+impl Player {
     /// Starts the engine and completes the protocol handshake.
-    pub fn start(spec: &EngineSpec, stop: &AtomicBool, debug: bool) -> Result<Engine, EngineError> {
-        let mut process = EngineProcess::spawn(&spec.name, &spec.cmd, spec.dir.as_deref())?;
+    pub fn start(spec: &PlayerSpec, stop: &AtomicBool, debug: bool) -> Result<Player, PlayerError> {
+        let mut process = PlayerProcess::spawn(&spec.name, &spec.cmd, spec.dir.as_deref())?;
         process.debug = debug;
         match spec.proto {
-            Protocol::Uci => uci::UciEngine::handshake(process, spec, stop).map(Engine::Uci),
-            Protocol::Xboard => xboard::XboardEngine::handshake(process, spec, stop).map(Engine::Xboard),
+            WireProtocol::Uci => uci::UciPlayer::handshake(process, spec, stop).map(Player::Uci),
+            WireProtocol::Xboard => xboard::XboardPlayer::handshake(process, spec, stop).map(Player::Xboard),
         }
     }
 
@@ -360,44 +364,44 @@ impl Engine {
         start_fen: &str,
         tc: &TimeControl,
         stop: &AtomicBool,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), PlayerError> {
         match self {
-            Engine::Uci(e) => e.new_game(variant, start_fen, stop),
-            Engine::Xboard(e) => e.new_game(variant, start_fen, tc, stop),
+            Player::Uci(e) => e.new_game(variant, start_fen, stop),
+            Player::Xboard(e) => e.new_game(variant, start_fen, tc, stop),
         }
     }
 
     /// Asks for a move and waits for it until the request's deadline.
-    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, EngineError> {
+    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, PlayerError> {
         match self {
-            Engine::Uci(e) => e.play(request, stop),
-            Engine::Xboard(e) => e.play(request, stop),
+            Player::Uci(e) => e.play(request, stop),
+            Player::Xboard(e) => e.play(request, stop),
         }
     }
 
     /// Tells the engine the game is over (`result` is `1-0`, `0-1`, `1/2-1/2` or `*`).
     pub fn game_over(&mut self, result: &str, reason: &str) {
         match self {
-            Engine::Uci(_) => {}
-            Engine::Xboard(e) => e.game_over(result, reason),
+            Player::Uci(_) => {}
+            Player::Xboard(e) => e.game_over(result, reason),
         }
     }
 
     /// Sends the protocol's quit command and ends the process.
     pub fn quit(mut self) {
         let process = match &mut self {
-            Engine::Uci(e) => &mut e.process,
-            Engine::Xboard(e) => &mut e.process,
+            Player::Uci(e) => &mut e.process,
+            Player::Xboard(e) => &mut e.process,
         };
         let _ = process.send("quit");
         process.shutdown(Duration::from_millis(500));
     }
 
     /// The underlying process (for direct protocol use, e.g. analysis).
-    pub fn process(&mut self) -> &mut EngineProcess {
+    pub fn process(&mut self) -> &mut PlayerProcess {
         match self {
-            Engine::Uci(e) => &mut e.process,
-            Engine::Xboard(e) => &mut e.process,
+            Player::Uci(e) => &mut e.process,
+            Player::Xboard(e) => &mut e.process,
         }
     }
 }
@@ -408,32 +412,32 @@ mod tests {
 
     #[test]
     fn spec_parsing() {
-        let e = EngineSpec::from_tokens(&["cmd=/usr/games/fairymax -x", "name=FM"]).unwrap();
+        let e = PlayerSpec::from_tokens(&["cmd=/usr/games/fairymax -x", "name=FM"]).unwrap();
         assert_eq!(e.cmd, "/usr/games/fairymax -x");
         assert_eq!(e.name, "FM");
-        assert_eq!(e.proto, Protocol::Uci);
-        let e = EngineSpec::from_tokens(&["cmd=/usr/games/fairymax"]).unwrap();
+        assert_eq!(e.proto, WireProtocol::Uci);
+        let e = PlayerSpec::from_tokens(&["cmd=/usr/games/fairymax"]).unwrap();
         assert_eq!(e.name, "fairymax");
-        assert!(EngineSpec::from_tokens(&["name=x"]).is_err());
-        assert!(EngineSpec::from_tokens(&["cmd=x", "proto=ucci"]).is_err());
-        assert!(EngineSpec::from_tokens(&["cmd=x", "bogus"]).is_err());
-        assert!(EngineSpec::from_tokens(&["cmd=x", "option.=1"]).is_err());
-        assert!(EngineSpec::from_tokens(&["cmd=x", "tc=bad"]).is_err());
-        let e = EngineSpec::from_tokens(&["cmd=x", "tc=st=0.5"]).unwrap();
+        assert!(PlayerSpec::from_tokens(&["name=x"]).is_err());
+        assert!(PlayerSpec::from_tokens(&["cmd=x", "proto=ucci"]).is_err());
+        assert!(PlayerSpec::from_tokens(&["cmd=x", "bogus"]).is_err());
+        assert!(PlayerSpec::from_tokens(&["cmd=x", "option.=1"]).is_err());
+        assert!(PlayerSpec::from_tokens(&["cmd=x", "tc=bad"]).is_err());
+        let e = PlayerSpec::from_tokens(&["cmd=x", "tc=st=0.5"]).unwrap();
         assert_eq!(e.tc.and_then(|t| t.movetime), Some(Duration::from_millis(500)));
     }
 
     #[test]
     fn process_roundtrip_and_exit() {
         let stop = AtomicBool::new(false);
-        let mut p = EngineProcess::spawn("cat", "cat", None).unwrap();
+        let mut p = PlayerProcess::spawn("cat", "cat", None).unwrap();
         p.send("hello").unwrap();
         let line = p.read_line(Instant::now() + Duration::from_secs(5), &stop).unwrap();
         assert_eq!(line, "hello");
-        assert_eq!(p.read_line(Instant::now() + Duration::from_millis(100), &stop), Err(EngineError::Timeout));
+        assert_eq!(p.read_line(Instant::now() + Duration::from_millis(100), &stop), Err(PlayerError::Timeout));
         p.shutdown(Duration::from_secs(2));
-        let mut p = EngineProcess::spawn("exit", "exit 3", None).unwrap();
+        let mut p = PlayerProcess::spawn("exit", "exit 3", None).unwrap();
         let r = p.read_line(Instant::now() + Duration::from_secs(5), &stop);
-        assert!(matches!(r, Err(EngineError::Disconnected(_))), "{r:?}");
+        assert!(matches!(r, Err(PlayerError::Disconnected(_))), "{r:?}");
     }
 }

@@ -1,13 +1,13 @@
-//! The XBoard (CECP v2) side of [`Engine`](super::Engine): `protover 2`
+//! The XBoard (CECP v2) side of [`Player`](super::Player): `protover 2`
 //! features, `new`/`variant`/`force`/`setboard`, `level`/`st`/`sd`/`nps`,
 //! `time`/`otim`, `usermove`, `go`, and `move` replies. The engine is kept in
 //! force mode until its first turn; later the opponent's move starts its search.
-//! Uses the engine process and time controls.
+//! Uses the player process and time controls.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::{EngineError, EngineProcess, EngineSpec, MoveRequest, Reply, SearchInfo};
+use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply, SearchInfo};
 use crate::geometry::BoardShape;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::tournament::tc::TimeControl;
@@ -88,8 +88,8 @@ pub fn parse_features(line: &str) -> Vec<(String, String)> {
 
 /// An XBoard engine after the feature exchange.
 #[derive(Debug)]
-pub struct XboardEngine {
-    pub(crate) process: EngineProcess,
+pub struct XboardPlayer {
+    pub(crate) process: PlayerProcess,
     /// What the engine supports.
     pub features: Features,
     user_options: Vec<(String, String)>,
@@ -101,13 +101,13 @@ pub struct XboardEngine {
     shape: BoardShape,
 }
 
-impl XboardEngine {
+impl XboardPlayer {
     /// `xboard`, `protover 2`, and the features up to `done=1`.
     pub fn handshake(
-        mut process: EngineProcess,
-        spec: &EngineSpec,
+        mut process: PlayerProcess,
+        spec: &PlayerSpec,
         stop: &AtomicBool,
-    ) -> Result<XboardEngine, EngineError> {
+    ) -> Result<XboardPlayer, PlayerError> {
         process.send("xboard")?;
         process.send("protover 2")?;
         let mut features = Features { nps: true, ..Features::default() };
@@ -116,7 +116,7 @@ impl XboardEngine {
             let line = match process.read_line(deadline, stop) {
                 Ok(l) => l,
                 // An engine without `done=1` is taken as it is after the wait.
-                Err(EngineError::Timeout) => break,
+                Err(PlayerError::Timeout) => break,
                 Err(e) => return Err(e),
             };
             if !line.trim_start().starts_with("feature") {
@@ -154,7 +154,7 @@ impl XboardEngine {
                 break;
             }
         }
-        Ok(XboardEngine {
+        Ok(XboardPlayer {
             process,
             features,
             user_options: spec.options.clone(),
@@ -166,7 +166,7 @@ impl XboardEngine {
     }
 
     /// `ping N` until `pong N` (when the engine supports it).
-    fn sync(&mut self, stop: &AtomicBool) -> Result<(), EngineError> {
+    fn sync(&mut self, stop: &AtomicBool) -> Result<(), PlayerError> {
         if !self.features.ping {
             return Ok(());
         }
@@ -206,12 +206,12 @@ impl XboardEngine {
         start_fen: &str,
         tc: &TimeControl,
         stop: &AtomicBool,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), PlayerError> {
         self.process.send("new")?;
         self.shape = variant.shape;
         if let Some(name) = self.variant_name(variant) {
             if !self.features.variants.is_empty() && !self.features.variants.contains(&name) {
-                return Err(EngineError::Protocol(format!("engine does not offer variant {name}")));
+                return Err(PlayerError::Protocol(format!("engine does not offer variant {name}")));
             }
             self.process.send(&format!("variant {name}"))?;
         }
@@ -226,7 +226,7 @@ impl XboardEngine {
         }
         if start_fen != variant.start_fen {
             if !self.features.setboard {
-                return Err(EngineError::Protocol("engine lacks setboard, cannot start from a FEN".to_string()));
+                return Err(PlayerError::Protocol("engine lacks setboard, cannot start from a FEN".to_string()));
             }
             self.process.send(&format!("setboard {start_fen}"))?;
         }
@@ -263,7 +263,7 @@ impl XboardEngine {
         self.sync(stop)
     }
 
-    fn send_move(&mut self, text: &str) -> Result<(), EngineError> {
+    fn send_move(&mut self, text: &str) -> Result<(), PlayerError> {
         let text = uci_to_xboard(self.shape, text);
         if self.features.usermove {
             self.process.send(&format!("usermove {text}"))
@@ -273,7 +273,7 @@ impl XboardEngine {
     }
 
     /// Sends the clocks and the moves the engine lacks, then waits for `move`.
-    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, EngineError> {
+    pub fn play(&mut self, request: &MoveRequest<'_>, stop: &AtomicBool) -> Result<Reply, PlayerError> {
         self.process.drain();
         if request.tc.clock.is_some() {
             let [white, black] = request.clocks;
@@ -301,9 +301,9 @@ impl XboardEngine {
         loop {
             let line = match self.process.read_line(request.deadline, stop) {
                 Ok(l) => l,
-                Err(EngineError::Timeout) => {
+                Err(PlayerError::Timeout) => {
                     let _ = self.process.send("force");
-                    return Err(EngineError::Timeout);
+                    return Err(PlayerError::Timeout);
                 }
                 Err(e) => return Err(e),
             };
@@ -316,14 +316,14 @@ impl XboardEngine {
                         self.known += 1;
                         Ok(Reply::Move(xboard_to_uci(self.shape, m), info))
                     }
-                    None => Err(EngineError::Protocol(format!("empty move: {line:?}"))),
+                    None => Err(PlayerError::Protocol(format!("empty move: {line:?}"))),
                 };
             }
             if first == "resign" || trimmed.contains("{resign") || trimmed.contains("resigns}") {
                 return Ok(Reply::Resign);
             }
             if first.starts_with("Illegal") || first == "Error" || first.starts_with("Error") {
-                return Err(EngineError::Protocol(format!("engine rejected our command: {trimmed}")));
+                return Err(PlayerError::Protocol(format!("engine rejected our command: {trimmed}")));
             }
             // Thinking output: depth score time nodes pv...
             let numbers: Vec<i64> =

@@ -277,13 +277,6 @@ const EMPTY_FRAME: Frame = Frame {
 /// Frames before the root, so `ply - 2` needs no bounds test.
 const FRAME_OFFSET: usize = 2;
 
-static ABL: std::sync::LazyLock<u32> =
-    std::sync::LazyLock::new(|| std::env::var("MENAGERIE_ABL").ok().and_then(|v| v.parse().ok()).unwrap_or(0));
-#[inline]
-fn off(bit: u32) -> bool {
-    *ABL & (1 << bit) != 0
-}
-
 /// One search of one position.
 pub struct Search<'a> {
     pos: &'a mut Position,
@@ -491,18 +484,9 @@ impl<'a> Search<'a> {
             let victim_value = self.eval.value(victim);
             let attacker_value = self.eval.value(mover.kind());
             // Captures that lose material by static exchange go after the quiet moves.
-            let losing = if off(14) {
-                attacker_value > victim_value
-                    && m.kind() != MoveKind::Promotion
-                    && self.pos.attacked_by(m.to(), !self.pos.side_to_move())
-            } else {
-                !self.see_ge(m, 0)
-            };
-            let base = if losing { BAD_CAPTURE } else { 1 << 27 };
+            let base = if self.see_ge(m, 0) { 1 << 27 } else { BAD_CAPTURE };
             score = base + victim_value * 16 - attacker_value / 16;
-            if !off(11) {
-                score += self.histories.capture(mover, m.to(), victim) / 8;
-            }
+            score += self.histories.capture(mover, m.to(), victim) / 8;
         }
         if m.kind() == MoveKind::Promotion {
             score += (1 << 27) + self.eval.value(m.piece());
@@ -518,9 +502,6 @@ impl<'a> Search<'a> {
             return (1 << 26) - 1;
         }
         let keys = self.continuation_keys(ply);
-        if off(11) {
-            return self.histories.quiet(self.pos.side_to_move(), m);
-        }
         if self.histories.counter(keys[0]) == Some(m) {
             return 1 << 25;
         }
@@ -653,7 +634,7 @@ impl<'a> Search<'a> {
         let stand_pat = raw_eval;
         if !evasions {
             if stand_pat >= beta || in_setup {
-                if !off(9) && tt_hit.is_none() && !in_setup {
+                if tt_hit.is_none() && !in_setup {
                     self.tt.store(hash, None, to_tt(stand_pat, ply), raw_eval, 0, Bound::Lower);
                 }
                 return stand_pat;
@@ -694,8 +675,7 @@ impl<'a> Search<'a> {
                 // the sequence a single recapture: bounds the tree where
                 // dozens of men attack each other.
                 let recapture = m.to() == last_to;
-                if !off(4) && (legal >= QS_MOVE_LIMIT && !recapture)
-                    || (!off(8) && qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0))
+                if (legal >= QS_MOVE_LIMIT && !recapture) || (qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0))
                 {
                     continue;
                 }
@@ -739,9 +719,7 @@ impl<'a> Search<'a> {
         } else {
             Bound::Upper
         };
-        if !off(9) {
-            self.tt.store(hash, best_move, to_tt(best, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
-        }
+        self.tt.store(hash, best_move, to_tt(best, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
         best
     }
 
@@ -781,7 +759,7 @@ impl<'a> Search<'a> {
         {
             return None;
         }
-        let r = if off(10) { 3 + depth / 4 } else { 3 + depth / 3 + ((eval - beta) / 200).min(3) };
+        let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
@@ -792,7 +770,7 @@ impl<'a> Search<'a> {
             return None;
         }
         let score = if score > MATE_BOUND { beta } else { score };
-        if depth < 12 || off(10) {
+        if depth < 12 {
             return Some(score);
         }
         // Deep: verify with a reduced search that may not pass again near here
@@ -895,13 +873,10 @@ impl<'a> Search<'a> {
         let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
         if !pv_node && !in_check && !in_setup && ply > 0 && excluded.is_none() {
             // Reverse futility: far above beta near the leaves, trust the evaluation.
-            if !off(6) && depth <= 8 && eval - 80 * (depth - i32::from(improving)) >= beta && eval.abs() < MATE_BOUND {
+            if depth <= 8 && eval - 80 * (depth - i32::from(improving)) >= beta && eval.abs() < MATE_BOUND {
                 return eval;
             }
-            if off(6) && depth <= 6 && static_eval - 90 * depth >= beta && static_eval.abs() < MATE_BOUND {
-                return eval;
-            }
-            if depth >= 3 && eval >= beta && (off(5) || static_eval >= beta - 20 * depth + 160) {
+            if depth >= 3 && eval >= beta && static_eval >= beta - 20 * depth + 160 {
                 if let Some(score) = self.try_null_move(depth, ply, beta, eval, cut_node) {
                     return score;
                 }
@@ -912,7 +887,7 @@ impl<'a> Search<'a> {
         }
         // Internal iterative reduction: without a table move the ordering is
         // poor, and the next visit will have one.
-        if !off(3) && tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && excluded.is_none() {
+        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
@@ -947,38 +922,25 @@ impl<'a> Search<'a> {
             let history = if quiet { self.quiet_score(m, mover, keys) } else { 0 };
             let is_killer = self.frame(ply).killers.contains(&Some(m));
             let base_reduction = self.lmr[depth.min(63) as usize][legal.min(63)] as i32;
-            if ply > 0 && !in_check && !in_setup && best > -MATE_BOUND && quiet && !is_killer && !(off(12) && pv_node) {
+            if ply > 0 && !in_check && !in_setup && best > -MATE_BOUND && quiet && !is_killer && !pv_node {
                 // Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
-                if (!off(0) && legal as i32 > (3 + depth * depth) / (2 - i32::from(improving)))
-                    || (off(0) && depth <= 3 && legal as i32 > 6 + 4 * depth * depth)
-                {
+                if legal as i32 > (3 + depth * depth) / (2 - i32::from(improving)) {
                     skip_quiets = true;
                     continue;
                 }
                 let lmr_depth = (depth - 1 - base_reduction).max(0);
                 // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
-                if !off(1) && lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= alpha {
-                    continue;
-                }
-                if off(1) && depth <= 3 && static_eval + 120 * depth <= alpha {
+                if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= alpha {
                     continue;
                 }
                 // History pruning: moves that have failed everywhere before.
-                if !off(1) && lmr_depth <= 3 && history < -3000 * depth {
+                if lmr_depth <= 3 && history < -3000 * depth {
                     continue;
                 }
             }
             // Exchange pruning near the leaves: captures and quiet moves that lose
             // too much material by static exchange.
-            if !off(15)
-                && ply > 0
-                && !pv_node
-                && !in_check
-                && !in_setup
-                && best > -MATE_BOUND
-                && depth <= 6
-                && Some(m) != tt_move
-            {
+            if ply > 0 && !pv_node && !in_check && !in_setup && best > -MATE_BOUND && depth <= 6 && Some(m) != tt_move {
                 let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
                 if !self.see_ge(m, threshold) {
                     continue;
@@ -987,7 +949,6 @@ impl<'a> Search<'a> {
             let mut extension = 0;
             if let (Some(hit), true) = (tt_hit, Some(m) == tt_move) {
                 if ply > 0
-                    && !off(2)
                     && depth >= 7
                     && hit.depth >= depth - 3
                     && matches!(hit.bound, Bound::Lower | Bound::Exact)
@@ -1019,19 +980,11 @@ impl<'a> Search<'a> {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, !pv_node && !cut_node);
             } else {
                 let mut reduction = 0;
-                if depth >= 3
-                    && legal > 2 + usize::from(off(13))
-                    && (quiet || (!off(13) && moves.scores[i] < BAD_CAPTURE_LIMIT))
-                {
+                if depth >= 3 && legal > 3 && quiet {
                     reduction = base_reduction;
-                    if !off(7) {
-                        reduction += i32::from(!improving) + i32::from(cut_node);
-                        reduction -= i32::from(gives_check);
-                    }
-                    reduction -= i32::from(pv_node) + i32::from(is_killer);
-                    if quiet && !off(7) {
-                        reduction -= history / 8192;
-                    }
+                    reduction += i32::from(!improving) + i32::from(cut_node);
+                    reduction -= i32::from(pv_node) + i32::from(is_killer) + i32::from(gives_check);
+                    reduction -= history / 8192;
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
                 score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);

@@ -298,6 +298,8 @@ impl Engine {
                 self.options.set(OptionId::Evaluation, &choice);
                 self.stop_and_wait();
                 self.evaluator = Arc::new(self.evaluator_for(&self.variant));
+                // Stored scores and evaluations came from the other evaluation.
+                self.clear_hash();
                 Ok(())
             }
             (id, value) => {

@@ -277,6 +277,27 @@ const EMPTY_FRAME: Frame = Frame {
 /// Frames before the root, so `ply - 2` needs no bounds test.
 const FRAME_OFFSET: usize = 2;
 
+/// The best score of a node so far, its move, and the window's raised lower bound.
+struct NodeBest {
+    score: i32,
+    mv: Option<Move>,
+    alpha: i32,
+    original_alpha: i32,
+}
+
+impl NodeBest {
+    /// How the node's score bounds its true value, for the table.
+    fn bound(&self, beta: i32) -> Bound {
+        if self.score >= beta {
+            Bound::Lower
+        } else if self.alpha > self.original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// One search of one position.
 pub struct Search<'a> {
     pos: &'a mut Position,
@@ -586,6 +607,22 @@ impl<'a> Search<'a> {
         self.pv_len[ply] = child_len;
     }
 
+    /// Takes a searched move's score into the node: a new best, a raised alpha
+    /// (with the principal variation), and true when it fails high.
+    #[inline]
+    fn record(&mut self, ply: usize, m: Move, score: i32, node: &mut NodeBest, beta: i32) -> bool {
+        if score > node.score {
+            node.score = score;
+            if score > node.alpha {
+                node.alpha = score;
+                node.mv = Some(m);
+                self.update_pv(ply, m);
+                return score >= beta;
+            }
+        }
+        false
+    }
+
     /// Makes a move and records it in the stack for the children's continuation keys.
     #[inline]
     fn make(&mut self, ply: usize, m: Move, mover: Cell) {
@@ -642,7 +679,7 @@ impl<'a> Search<'a> {
             alpha = alpha.max(stand_pat);
             best = stand_pat;
         }
-        let original_alpha = alpha;
+        let mut node = NodeBest { score: best, mv: None, alpha, original_alpha: alpha };
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
         let all_legal = self.generate(&mut moves.list, in_check);
         let tt_move = tt_hit.and_then(|h| h.mv);
@@ -655,7 +692,6 @@ impl<'a> Search<'a> {
         // The square of the last move: recaptures there are always searched.
         let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
         let mut legal = 0;
-        let mut best_move = None;
         for i in 0..moves.list.len() {
             let m = Self::pick(&mut moves, i);
             if moves.scores[i] == i32::MIN {
@@ -666,9 +702,9 @@ impl<'a> Search<'a> {
                 if moves.scores[i] < BAD_CAPTURE_LIMIT {
                     continue;
                 }
-                // Delta pruning: even winning this man cannot lift alpha.
+                // Delta pruning: even winning this man cannot lift node.alpha.
                 let victim = self.victim_square(m).unwrap_or(m.to());
-                if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= alpha {
+                if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= node.alpha {
                     continue;
                 }
                 // A few captures per node, then only recaptures, and deep in
@@ -688,39 +724,25 @@ impl<'a> Search<'a> {
             let mover = self.mover(m);
             self.make(ply, m, mover);
             let score = if self.pos.side_to_move() == us {
-                self.qsearch(alpha, beta, ply + 1, qdepth + 1)
+                self.qsearch(node.alpha, beta, ply + 1, qdepth + 1)
             } else {
-                -self.qsearch(-beta, -alpha, ply + 1, qdepth + 1)
+                -self.qsearch(-beta, -node.alpha, ply + 1, qdepth + 1)
             };
             self.pos.unmake(m);
             if self.stopped {
                 return 0;
             }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    best_move = Some(m);
-                    self.update_pv(ply, m);
-                    if score >= beta {
-                        break;
-                    }
-                }
+            if self.record(ply, m, score, &mut node, beta) {
+                break;
             }
         }
         if evasions && legal == 0 {
             // Every move was tried: no legal move in check is mate.
             return -MATE + ply as i32;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.tt.store(hash, best_move, to_tt(best, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
-        best
+        let bound = node.bound(beta);
+        self.tt.store(hash, node.mv, to_tt(node.score, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
+        node.score
     }
 
     /// Searches the position after a move with the window (alpha, beta) seen
@@ -899,9 +921,7 @@ impl<'a> Search<'a> {
         let keys = self.continuation_keys(ply);
         let mut quiets_tried: ArrayVec<(Move, Cell), 64> = ArrayVec::new();
         let mut captures_tried: ArrayVec<(Move, Cell, PieceKind), 32> = ArrayVec::new();
-        let original_alpha = alpha;
-        let mut best = -INFINITE;
-        let mut best_move = None;
+        let mut node = NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha };
         let mut legal = 0;
         let mut skip_quiets = false;
         for i in 0..moves.list.len() {
@@ -922,15 +942,15 @@ impl<'a> Search<'a> {
             let history = if quiet { self.quiet_score(m, mover, keys) } else { 0 };
             let is_killer = self.frame(ply).killers.contains(&Some(m));
             let base_reduction = self.lmr[depth.min(63) as usize][legal.min(63)] as i32;
-            if ply > 0 && !in_check && !in_setup && best > -MATE_BOUND && quiet && !is_killer && !pv_node {
+            if ply > 0 && !in_check && !in_setup && node.score > -MATE_BOUND && quiet && !is_killer && !pv_node {
                 // Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
                 if legal as i32 > (3 + depth * depth) / (2 - i32::from(improving)) {
                     skip_quiets = true;
                     continue;
                 }
                 let lmr_depth = (depth - 1 - base_reduction).max(0);
-                // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
-                if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= alpha {
+                // Futility: a quiet move cannot lift a hopeless evaluation to node.alpha.
+                if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= node.alpha {
                     continue;
                 }
                 // History pruning: moves that have failed everywhere before.
@@ -940,7 +960,14 @@ impl<'a> Search<'a> {
             }
             // Exchange pruning near the leaves: captures and quiet moves that lose
             // too much material by static exchange.
-            if ply > 0 && !pv_node && !in_check && !in_setup && best > -MATE_BOUND && depth <= 6 && Some(m) != tt_move {
+            if ply > 0
+                && !pv_node
+                && !in_check
+                && !in_setup
+                && node.score > -MATE_BOUND
+                && depth <= 6
+                && Some(m) != tt_move
+            {
                 let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
                 if !self.see_ge(m, threshold) {
                     continue;
@@ -977,7 +1004,7 @@ impl<'a> Search<'a> {
             let new_depth = depth - 1 + extension;
             let mut score;
             if legal == 1 {
-                score = self.child(new_depth, ply + 1, alpha, beta, same_side, !pv_node && !cut_node);
+                score = self.child(new_depth, ply + 1, node.alpha, beta, same_side, !pv_node && !cut_node);
             } else {
                 let mut reduction = 0;
                 if depth >= 3 && legal > 3 && quiet {
@@ -987,28 +1014,20 @@ impl<'a> Search<'a> {
                     reduction -= history / 8192;
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
-                score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
-                if score > alpha && reduction > 0 {
-                    score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !cut_node);
+                score = self.child(new_depth - reduction, ply + 1, node.alpha, node.alpha + 1, same_side, true);
+                if score > node.alpha && reduction > 0 {
+                    score = self.child(new_depth, ply + 1, node.alpha, node.alpha + 1, same_side, !cut_node);
                 }
-                if score > alpha && score < beta {
-                    score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
+                if score > node.alpha && score < beta {
+                    score = self.child(new_depth, ply + 1, node.alpha, beta, same_side, false);
                 }
             }
             self.pos.unmake(m);
             if self.stopped {
                 return 0;
             }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    best_move = Some(m);
-                    self.update_pv(ply, m);
-                    if score >= beta {
-                        break;
-                    }
-                }
+            if self.record(ply, m, score, &mut node, beta) {
+                break;
             }
             if quiet {
                 let _ = quiets_tried.try_push((m, mover));
@@ -1022,7 +1041,7 @@ impl<'a> Search<'a> {
             }
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
-        if let (true, Some(m)) = (best >= beta, best_move) {
+        if let (true, Some(m)) = (node.score >= beta, node.mv) {
             let mover = self.mover(m);
             match self.victim_square(m).map(|v| self.pos.cell(v).kind()) {
                 Some(victim) => self.reward_captures(Some((m, mover, victim)), &captures_tried, depth),
@@ -1034,16 +1053,10 @@ impl<'a> Search<'a> {
             }
         }
         if excluded.is_none() {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if alpha > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
-            self.tt.store(hash, best_move, to_tt(best, ply), static_eval, depth, bound);
+            let bound = node.bound(beta);
+            self.tt.store(hash, node.mv, to_tt(node.score, ply), static_eval, depth, bound);
         }
-        best
+        node.score
     }
 
     /// Searches the root moves `root[first..]` with the window (alpha, beta).

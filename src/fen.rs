@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::geometry::Square;
+use crate::moves::MAX_MOVES;
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
-use crate::variant::Variant;
+use crate::variant::{move_bound, Variant};
 
 /// Why a FEN was rejected. Messages quote the offending part.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +77,14 @@ pub enum FenError {
     /// The side not to move is in check.
     #[error("the side not to move is in check")]
     OpponentInCheck,
+    /// More men than a move list has room for the moves of.
+    #[error("too many moves: a position could have up to {bound}, a move list holds {capacity}")]
+    TooManyMoves {
+        /// The bound on the moves of positions reached from this one.
+        bound: usize,
+        /// The move list's capacity.
+        capacity: usize,
+    },
 }
 
 impl Position {
@@ -295,6 +304,11 @@ impl Position {
             }
         }
         debug_assert_eq!(pos.st.hash, pos.compute_hash());
+        // Refuse what could overflow a move list rather than drop moves.
+        let bound = move_bound(&pos);
+        if bound > MAX_MOVES {
+            return Err(FenError::TooManyMoves { bound, capacity: MAX_MOVES });
+        }
         Ok(pos)
     }
 

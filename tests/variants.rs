@@ -138,3 +138,16 @@ fn too_many_moves_for_the_move_list() {
         "t.var:3:7: too many moves: a position could have up to 2188, a move list holds 2048"
     );
 }
+
+/// A FEN with more men than any game of the variant reaches is refused the
+/// same way: fifty maharajas (queen + knight) could have over 2 000 moves.
+#[test]
+fn too_many_moves_in_a_fen() {
+    let clash1 = Registry::builtin().get("clash1").expect("clash1 ships");
+    let crowd = "MMMMMMMMMM/".repeat(5);
+    let fen = format!("k9/10/{crowd}10/10/9K b - - 0 1");
+    let error = menagerie::position::Position::from_fen(clash1.clone(), &fen).expect_err("too many men");
+    assert!(error.to_string().starts_with("too many moves: a position could have up to "), "{error}");
+    let fewer = format!("k9/10/{}10/10/10/10/10/9K b - - 0 1", "MMMMMMMMMM/".repeat(2));
+    assert!(menagerie::position::Position::from_fen(clash1, &fewer).is_ok());
+}

@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::capacity::move_bound;
 use super::parse::{parse_spec, VariantError, VariantErrorKind};
 use super::Variant;
-use crate::moves::MAX_MOVES;
+use crate::fen::FenError;
 use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
 
@@ -80,13 +79,11 @@ impl Registry {
         let variant = Arc::new(Variant::build(spec));
         let start = match Position::startpos(Arc::clone(&variant)) {
             Ok(start) => start,
+            Err(e @ FenError::TooManyMoves { .. }) => {
+                return Err(start_error(VariantErrorKind::TooManyMoves, e.to_string()))
+            }
             Err(e) => return Err(start_error(VariantErrorKind::BadStart, format!("bad start FEN: {e}"))),
         };
-        let bound = move_bound(&start);
-        if bound > MAX_MOVES {
-            let message = format!("too many moves: a position could have up to {bound}, a move list holds {MAX_MOVES}");
-            return Err(start_error(VariantErrorKind::TooManyMoves, message));
-        }
         let standing = ranks_where_men_stand(&start);
         drop(start);
         let mut variant = Arc::try_unwrap(variant).map_err(|_| Vec::new())?;

@@ -6,7 +6,7 @@
 
 use super::Variant;
 use crate::motion::Motion;
-use crate::piece::{Color, PieceKind};
+use crate::piece::{ByColor, Color, PieceKind};
 use crate::position::Position;
 
 /// The most moves any position reachable from `start` can have.
@@ -35,7 +35,9 @@ fn side_bound(start: &Position, color: Color) -> usize {
     for (k, count) in men.iter_mut().enumerate() {
         *count += usize::from(start.hand_count(color, PieceKind(k as u8)));
     }
-    let most: Vec<usize> = (0..kinds).map(|k| most_moves(variant, color, PieceKind(k as u8))).collect();
+    let most = &variant.most_moves.get_or_init(|| {
+        ByColor(Color::ALL.map(|c| (0..kinds).map(|k| most_moves(variant, c, PieceKind(k as u8))).collect()))
+    })[color];
     let mut board_moves = 0;
     let mut may_become = 0u32;
     for (k, &count) in men.iter().enumerate().filter(|(_, &count)| count > 0) {

@@ -5,6 +5,7 @@
 
 pub mod builtin;
 mod capacity;
+pub(crate) use capacity::move_bound;
 pub mod parse;
 
 use crate::geometry::BoardShape;
@@ -87,6 +88,9 @@ pub struct Variant {
     /// The piece rules compiled for the board, with the attack and
     /// legality-shortcut tables derived from them.
     pub motion: MotionTables,
+    /// Per colour and kind, the most moves one man can have on this board
+    /// (the move-count bound's table, computed on first use: capacity.rs).
+    pub(crate) most_moves: std::sync::OnceLock<ByColor<Vec<usize>>>,
     /// Per colour, per kind: bitmask of absolute ranks where `i` moves apply.
     pub initial_ranks: ByColor<[u16; MAX_KINDS]>,
     /// Per colour, per kind: promotion choices (empty = does not promote).
@@ -179,6 +183,7 @@ impl Variant {
             start_fen: spec.start_fen,
             royal: spec.royal,
             motion,
+            most_moves: std::sync::OnceLock::new(),
             initial_ranks,
             promotions: spec.promotions,
             promotion_rank,

@@ -646,7 +646,7 @@ impl<'a> Search<'a> {
         let in_setup = self.pos.in_setup();
         let in_check = !in_setup && self.pos.in_check();
         if ply >= MAX_PLY - 1 || qdepth >= QS_MAX_DEPTH {
-            return if in_check { DRAW.max(alpha) } else { self.eval.evaluate(self.pos) };
+            return self.eval.evaluate(self.pos);
         }
         let hash = self.pos.hash();
         let pv_node = beta - alpha > 1;

@@ -95,7 +95,8 @@ impl Entry {
         (key_half ^ scramble(data), data)
     }
 
-    /// The entry two words hold, or None when they come from different writes.
+    /// The entry two words hold; None when they visibly come from different
+    /// writes (any other mix shows as a wrong key, but for a 2^-32 chance).
     #[inline]
     fn unpack(check: u64, data: u64) -> Option<Entry> {
         let key_half = check ^ scramble(data);

@@ -17,14 +17,14 @@ fn fixed_depth(c: &mut Criterion) {
         let Some(variant) = registry.get(name) else { continue };
         let Ok(start) = Position::startpos(Arc::clone(&variant)) else { continue };
         let eval = Evaluator::new(&variant);
-        let control = SearchControl::default();
         let limits = Limits { depth: Some(depth), multipv: 1, ..Limits::default() };
         let mut tt = TranspositionTable::new(16);
         c.bench_function(&format!("search {name} depth {depth}"), |b| {
             b.iter(|| {
                 let mut pos = start.clone();
                 tt.clear();
-                Search::new(&mut pos, &mut tt, &eval, &control, &limits).run(&mut |_| {}).nodes
+                let control = SearchControl::default();
+                Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {}).nodes
             })
         });
     }

@@ -50,7 +50,6 @@ pub struct BenchTotals {
 /// Searches every bench position to `depth`; `report` receives one line per position.
 pub fn run(registry: &Registry, depth: u32, hash_mib: usize, mut report: impl FnMut(&str)) -> BenchTotals {
     let mut tt = TranspositionTable::new(hash_mib);
-    let control = SearchControl::default();
     let limits = Limits { depth: Some(depth), multipv: 1, ..Limits::default() };
     let mut nodes = 0;
     let mut time = Duration::ZERO;
@@ -59,8 +58,10 @@ pub fn run(registry: &Registry, depth: u32, hash_mib: usize, mut report: impl Fn
         let Ok(mut pos) = Position::from_fen(Arc::clone(variant), fen) else { continue };
         let eval = Evaluator::new(variant);
         tt.clear();
+        // A fresh control per position: its node count is per search.
+        let control = SearchControl::default();
         let start = Instant::now();
-        let result = Search::new(&mut pos, &mut tt, &eval, &control, &limits).run(&mut |_| {});
+        let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
         time += start.elapsed();
         nodes += result.nodes;
         let best = result.best.map_or_else(|| "0000".to_string(), |m| pos.move_to_uci(m, false));

@@ -1,6 +1,7 @@
 //! The protocol-free engine front end (after Stockfish's `Engine`): it owns
 //! the variant registry, the game (start position plus moves), the options and
-//! the transposition table, and runs searches on a worker thread. Protocols
+//! the transposition table, and runs searches on a worker thread (with
+//! `Threads - 1` helper threads beside it, sharing the table). Protocols
 //! (`protocol/`) only translate text to these calls and events back to text.
 //! Uses search, eval, tt, perft and the rules core; prints nothing.
 
@@ -18,12 +19,12 @@ use crate::options::{self, EngineOptions, OptionId, OptionKind, OptionValue};
 use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
 use crate::position::Position;
-use crate::search::{Limits, PvInfo, Search, SearchControl, SearchEvent, SearchResult};
+use crate::search::{Limits, PvInfo, SearchControl, SearchEvent, SearchResult};
+use crate::smp::search_with_helpers;
 use crate::tt::TranspositionTable;
 use crate::variant::{Registry, Variant};
 
-/// Stack of the search thread: move lists live on the stack, one per ply.
-pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+pub use crate::smp::SEARCH_STACK_BYTES;
 /// Why an engine call failed. The engine state is unchanged after an error.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -352,6 +353,7 @@ impl Engine {
         let tt = Arc::clone(&self.tt);
         let eval = Arc::clone(&self.evaluator);
         let chess960 = self.options.chess960;
+        let threads = self.options.threads;
         let wait_for_stop = limits.until_stopped() || limits.ponder;
         let handle = thread::Builder::new()
             .name("search".to_string())
@@ -359,9 +361,8 @@ impl Engine {
             .spawn(move || {
                 let text = |m: Move| render.move_to_uci(m, chess960);
                 let result = {
-                    let mut table = tt.lock().unwrap_or_else(PoisonError::into_inner);
-                    let mut search = Search::new(&mut pos, &mut table, &eval, &control, &limits);
-                    search.run(&mut |event| match event {
+                    let table = tt.lock().unwrap_or_else(PoisonError::into_inner);
+                    search_with_helpers(&mut pos, &table, &eval, &control, &limits, threads, &mut |event| match event {
                         SearchEvent::Pv(info) => {
                             let pv = info.pv.iter().map(|&m| text(m)).collect();
                             on_event(EngineEvent::Info { info, pv });

@@ -21,6 +21,7 @@ pub mod position;
 pub mod protocol;
 pub mod search;
 pub mod see;
+pub mod smp;
 pub mod tournament;
 pub mod tt;
 pub mod variant;

@@ -18,7 +18,7 @@ pub enum OptionId {
     Hash,
     /// Empties the transposition table.
     ClearHash,
-    /// Search threads (accepted for GUIs; the search uses one).
+    /// Search threads: the main search plus helpers sharing the hash table (Lazy SMP).
     Threads,
     /// Lines to report.
     MultiPv,
@@ -191,7 +191,7 @@ pub struct EngineOptions {
     pub move_overhead: u64,
     /// Write castling as king-takes-rook.
     pub chess960: bool,
-    /// Accepted for GUIs; the search uses one thread.
+    /// Search threads: the main search plus `threads - 1` helpers.
     pub threads: usize,
     /// The GUI may ask us to ponder.
     pub ponder: bool,

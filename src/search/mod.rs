@@ -12,12 +12,17 @@
 //! large worker stack, see `engine.rs`), tables are allocated once per search.
 //! The search polls [`SearchControl`] every [`POLL_INTERVAL`] nodes, so a
 //! `stop` is obeyed within a millisecond or so.
+//!
+//! Several searches may share one table and one [`SearchControl`] (Lazy SMP):
+//! the main one decides time and reports; helpers ([`Search::as_helper`])
+//! only fill the table and end when the owner sets `helpers_stop`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
 
+mod helpers;
 mod history;
 mod time;
 
@@ -102,13 +107,18 @@ impl Limits {
     }
 }
 
-/// Flags shared between the searching thread and its owner.
+/// Flags and counts shared between the search threads and their owner. Use
+/// a fresh one per search: `nodes` adds up every search that used it.
 #[derive(Debug, Default)]
 pub struct SearchControl {
     /// Set to end the search as soon as possible.
     pub stop: AtomicBool,
     /// Set while pondering; clearing it (ponderhit) starts the clock.
     pub pondering: AtomicBool,
+    /// Set by the owner once the main search is over: helper threads end.
+    pub helpers_stop: AtomicBool,
+    /// Nodes of all threads; each adds its own every [`POLL_INTERVAL`] nodes.
+    pub nodes: AtomicU64,
 }
 
 /// A score as protocols report it.
@@ -146,7 +156,7 @@ pub struct PvInfo {
     pub score: Score,
     /// The internal score (centipawns, or mate-distance encoded).
     pub raw_score: i32,
-    /// Nodes searched so far.
+    /// Nodes searched so far (by all threads).
     pub nodes: u64,
     /// Milliseconds since the search started.
     pub time_ms: u64,
@@ -185,7 +195,7 @@ pub struct SearchResult {
     pub score: Score,
     /// Deepest finished iteration.
     pub depth: u32,
-    /// Nodes searched.
+    /// Nodes searched (by all threads that shared the [`SearchControl`]).
     pub nodes: u64,
     /// Milliseconds used.
     pub time_ms: u64,
@@ -301,11 +311,18 @@ impl NodeBest {
 /// One search of one position.
 pub struct Search<'a> {
     pos: &'a mut Position,
-    tt: &'a mut TranspositionTable,
+    tt: &'a TranspositionTable,
     eval: &'a Evaluator,
     control: &'a SearchControl,
     limits: &'a Limits,
+    /// Nodes of this thread.
     nodes: u64,
+    /// Nodes of this thread already added to `control.nodes`.
+    nodes_shared: u64,
+    /// Nodes of the other threads, as of the last poll.
+    other_nodes: u64,
+    /// Lazy SMP helper number (None: the main search, which decides time and reports).
+    helper: Option<usize>,
     seldepth: usize,
     stopped: bool,
     start: Instant,
@@ -332,7 +349,7 @@ impl<'a> Search<'a> {
     /// Prepares a search of `pos` (which is restored when the search ends).
     pub fn new(
         pos: &'a mut Position,
-        tt: &'a mut TranspositionTable,
+        tt: &'a TranspositionTable,
         eval: &'a Evaluator,
         control: &'a SearchControl,
         limits: &'a Limits,
@@ -345,7 +362,7 @@ impl<'a> Search<'a> {
     /// searches of the same game ([`Search::into_histories`] gives them back).
     pub fn with_histories(
         pos: &'a mut Position,
-        tt: &'a mut TranspositionTable,
+        tt: &'a TranspositionTable,
         eval: &'a Evaluator,
         control: &'a SearchControl,
         limits: &'a Limits,
@@ -372,6 +389,9 @@ impl<'a> Search<'a> {
             control,
             limits,
             nodes: 0,
+            nodes_shared: 0,
+            other_nodes: 0,
+            helper: None,
             seldepth: 0,
             stopped: false,
             start: Instant::now(),
@@ -388,6 +408,14 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Makes this search helper number `number` (from 1) of a Lazy SMP search:
+    /// it reports no lines, ignores the clock, leaves out some iterations
+    /// (so threads spread over depths) and ends on `helpers_stop`.
+    pub fn as_helper(mut self, number: usize) -> Search<'a> {
+        self.helper = Some(number.max(1));
+        self
+    }
+
     /// The history tables, to carry into the next search of the game.
     pub fn into_histories(self) -> Box<Histories> {
         self.histories
@@ -397,9 +425,30 @@ impl<'a> Search<'a> {
         self.start.elapsed()
     }
 
-    /// Looks at the stop flag, the clock and the node budget.
+    /// Adds this thread's new nodes to the shared count and reads the others'.
+    fn share_nodes(&mut self) {
+        let new = self.nodes - self.nodes_shared;
+        self.nodes_shared = self.nodes;
+        let total = self.control.nodes.fetch_add(new, Ordering::Relaxed) + new;
+        self.other_nodes = total.saturating_sub(self.nodes);
+    }
+
+    /// Nodes of all threads (the others' as of the last poll).
+    fn total_nodes(&self) -> u64 {
+        self.nodes + self.other_nodes
+    }
+
+    /// True when the `go nodes` budget, counted over all threads, is spent.
+    #[inline]
+    fn node_limit_reached(&self) -> bool {
+        self.limits.nodes.is_some_and(|limit| self.total_nodes() >= limit)
+    }
+
+    /// Looks at the stop flags, the clock and the node counts.
     fn poll(&mut self) {
-        if self.control.stop.load(Ordering::Relaxed) {
+        self.share_nodes();
+        let helpers_stop = self.helper.is_some() && self.control.helpers_stop.load(Ordering::Relaxed);
+        if helpers_stop || self.control.stop.load(Ordering::Relaxed) {
             self.stopped = true;
             return;
         }
@@ -424,15 +473,14 @@ impl<'a> Search<'a> {
         if self.nodes & (POLL_INTERVAL - 1) == 0 {
             self.poll();
         }
-        if let Some(limit) = self.limits.nodes {
-            if self.nodes >= limit {
-                self.stopped = true;
-            }
+        if self.node_limit_reached() {
+            self.stopped = true;
         }
     }
 
+    /// True when this search watches the clock (helpers never do).
     fn time_is_limited(&self) -> bool {
-        !self.limits.infinite && (!self.limits.ponder || self.ponder_released)
+        self.helper.is_none() && !self.limits.infinite && (!self.limits.ponder || self.ponder_released)
     }
 
     #[inline]
@@ -1131,9 +1179,9 @@ impl<'a> Search<'a> {
             multipv,
             score: Score::from_internal(score),
             raw_score: score,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             time_ms,
-            nps: self.nodes * 1000 / time_ms.max(1),
+            nps: self.total_nodes() * 1000 / time_ms.max(1),
             hashfull: self.tt.hashfull(),
             pv: root.pv.clone(),
         }
@@ -1142,7 +1190,9 @@ impl<'a> Search<'a> {
     /// Runs iterative deepening until a limit is reached or the search is
     /// stopped. Reports each finished line through `on_event`.
     pub fn run(&mut self, on_event: &mut dyn FnMut(SearchEvent)) -> SearchResult {
-        self.tt.new_search();
+        if self.helper.is_none() {
+            self.tt.new_search();
+        }
         let mut list = MoveList::new();
         self.pos.generate_legal(&mut list);
         let mut root: Vec<RootMove> = list
@@ -1164,6 +1214,9 @@ impl<'a> Search<'a> {
         let mut last_best = root[0].mv;
         let mut stable_iterations = 0;
         for depth in 1..=max_depth {
+            if self.helper.is_some_and(|h| helpers::skips_depth(h, depth)) {
+                continue;
+            }
             self.root_depth = depth;
             for r in root.iter_mut() {
                 r.previous = r.score;
@@ -1200,8 +1253,10 @@ impl<'a> Search<'a> {
                 if self.stopped && depth > 1 {
                     break;
                 }
-                let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
-                on_event(SearchEvent::Pv(info));
+                if self.helper.is_none() {
+                    let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
+                    on_event(SearchEvent::Pv(info));
+                }
             }
             if self.stopped {
                 if depth == 1 {
@@ -1236,12 +1291,11 @@ impl<'a> Search<'a> {
                     break;
                 }
             }
-            if let Some(limit) = self.limits.nodes {
-                if self.nodes >= limit {
-                    break;
-                }
+            if self.node_limit_reached() {
+                break;
             }
         }
+        self.share_nodes();
         let best = &root[0];
         let ponder = best.pv.get(1).copied().or_else(|| {
             // Ask the table for the reply when the line is one move long.
@@ -1259,12 +1313,12 @@ impl<'a> Search<'a> {
             ponder,
             score: Score::from_internal(score),
             depth: completed as u32,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             time_ms: self.elapsed().as_millis() as u64,
         }
     }
 
-    /// Nodes searched so far.
+    /// Nodes this thread searched so far.
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
@@ -1281,9 +1335,9 @@ mod tests {
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
         let eval = Evaluator::new(&v);
-        let mut tt = TranspositionTable::new(4);
+        let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
-        let result = Search::new(&mut pos, &mut tt, &eval, &control, &limits).run(&mut |_| {});
+        let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
         (result, pos)
     }
 

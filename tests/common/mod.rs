@@ -53,6 +53,11 @@ impl Engine {
         Engine { child, stdin, lines, stderr: Some(stderr), transcript: Vec::new() }
     }
 
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The last lines of the transcript (`> ` sent, `< ` received).
     pub fn transcript_tail(&self) -> String {
         self.transcript[self.transcript.len().saturating_sub(TAIL)..].join("\n")

@@ -1,0 +1,142 @@
+//! One search on several threads (Lazy SMP): the main search runs on the
+//! caller's thread, helpers beside it search the same root with their own
+//! position and history tables, and all share the transposition table, the
+//! stop flag and the node count. Only the main search reports, watches the
+//! clock and gives the result. Used by the engine, which with this module
+//! is the only place that starts threads (uses search, tt, eval, position).
+
+use std::sync::atomic::Ordering;
+use std::thread;
+
+use crate::eval::Evaluator;
+use crate::position::Position;
+use crate::search::{Limits, Search, SearchControl, SearchEvent, SearchResult};
+use crate::tt::TranspositionTable;
+
+/// Stack of each search thread: move lists live on the stack, one per ply.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// Ends the helpers when the main search is over, even by a panic (else
+/// joining them would wait for an infinite search forever).
+struct StopHelpersOnDrop<'c>(&'c SearchControl);
+
+impl Drop for StopHelpersOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.helpers_stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Searches `pos` on this thread with `threads - 1` helper threads beside it
+/// (fewer when the system refuses more) and returns the main search's result
+/// once every helper has ended, counting the nodes of all threads. `control`
+/// must be fresh: its node count becomes the result's.
+pub fn search_with_helpers(
+    pos: &mut Position,
+    tt: &TranspositionTable,
+    eval: &Evaluator,
+    control: &SearchControl,
+    limits: &Limits,
+    threads: usize,
+    on_event: &mut dyn FnMut(SearchEvent),
+) -> SearchResult {
+    thread::scope(|scope| {
+        let mut helpers = Vec::with_capacity(threads.saturating_sub(1));
+        for number in 1..threads {
+            let mut helper_pos = pos.clone();
+            let spawned = thread::Builder::new()
+                .name(format!("helper {number}"))
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    Search::new(&mut helper_pos, tt, eval, control, limits).as_helper(number).run(&mut |_| {});
+                });
+            match spawned {
+                Ok(handle) => helpers.push(handle),
+                // Fewer threads than asked for still search.
+                Err(_) => break,
+            }
+        }
+        let mut result = {
+            let _stop_helpers = StopHelpersOnDrop(control);
+            Search::new(pos, tt, eval, control, limits).run(on_event)
+        };
+        for helper in helpers {
+            // A helper that panicked has only left part of the table unfilled.
+            let _ = helper.join();
+        }
+        result.nodes = control.nodes.load(Ordering::SeqCst);
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Registry;
+    use std::sync::{mpsc, Arc};
+    use std::time::Duration;
+
+    fn search(threads: usize, limits: Limits) -> (SearchResult, Position) {
+        let registry = Registry::builtin();
+        let variant = registry.get("capablanca").expect("capablanca ships");
+        let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
+        let tt = TranspositionTable::new(16);
+        let control = SearchControl::default();
+        let eval = Evaluator::new(&variant);
+        // The test thread's stack may be small; search on a big one.
+        let result = thread::Builder::new()
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let result = search_with_helpers(&mut pos, &tt, &eval, &control, &limits, threads, &mut |_| {});
+                (result, pos)
+            })
+            .expect("thread starts")
+            .join();
+        result.expect("no panic")
+    }
+
+    #[test]
+    fn three_threads_finish_the_depth_and_restore_the_position() {
+        let (r, pos) = search(3, Limits { depth: Some(7), multipv: 1, ..Limits::default() });
+        assert!(r.best.is_some());
+        assert_eq!(r.depth, 7);
+        assert_eq!(pos.hash(), pos.compute_hash());
+        assert_eq!(pos.to_fen(), Position::startpos(Arc::clone(pos.variant())).expect("start").to_fen());
+    }
+
+    #[test]
+    fn a_helper_counts_its_nodes_and_ends_on_helpers_stop() {
+        let registry = Registry::builtin();
+        let variant = registry.get("chess").expect("chess ships");
+        let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
+        let (tt, control, eval) = (TranspositionTable::new(16), SearchControl::default(), Evaluator::new(&variant));
+        let limits = Limits { infinite: true, multipv: 1, ..Limits::default() };
+        let (tx, rx) = mpsc::channel();
+        thread::scope(|scope| {
+            let (tt, control, eval, limits) = (&tt, &control, &eval, &limits);
+            thread::Builder::new()
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn_scoped(scope, move || {
+                    Search::new(&mut pos, tt, eval, control, limits).as_helper(1).run(&mut |_| {});
+                    let _ = tx.send(());
+                })
+                .expect("thread starts");
+            thread::sleep(Duration::from_millis(100));
+            let ran_on = rx.try_recv().is_err();
+            control.helpers_stop.store(true, Ordering::SeqCst);
+            let ended = rx.recv_timeout(Duration::from_secs(5)).is_ok();
+            // Whatever happened, end it so the scope can join.
+            control.stop.store(true, Ordering::SeqCst);
+            assert!(ran_on, "an infinite helper searches until told to stop");
+            assert!(ended, "a helper ends on helpers_stop");
+        });
+        assert!(control.nodes.load(Ordering::SeqCst) > 0);
+    }
+
+    #[test]
+    fn the_node_limit_counts_every_thread() {
+        let limit = 60_000;
+        let (r, _) = search(2, Limits { nodes: Some(limit), multipv: 1, ..Limits::default() });
+        assert!(r.best.is_some());
+        assert!((limit..limit + 8_000).contains(&r.nodes), "{} nodes", r.nodes);
+    }
+}

@@ -19,7 +19,7 @@ use crate::options::{self, EngineOptions, OptionId, OptionKind, OptionValue};
 use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
 use crate::position::Position;
-use crate::search::{Limits, PvInfo, SearchControl, SearchEvent, SearchResult};
+use crate::search::{Histories, Limits, PvInfo, SearchControl, SearchEvent, SearchResult};
 use crate::smp::search_with_helpers;
 use crate::tt::TranspositionTable;
 use crate::variant::{Registry, Variant};
@@ -104,6 +104,8 @@ pub struct Engine {
     pos: Position,
     options: EngineOptions,
     tt: Arc<Mutex<TranspositionTable>>,
+    /// The search threads' history tables, kept from move to move of a game.
+    histories: Arc<Mutex<Vec<Histories>>>,
     control: Arc<SearchControl>,
     worker: Option<JoinHandle<()>>,
 }
@@ -132,6 +134,7 @@ impl Engine {
             start,
             moves: Vec::new(),
             tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash_mib))),
+            histories: Arc::new(Mutex::new(Vec::new())),
             options,
             control: Arc::new(SearchControl::default()),
             worker: None,
@@ -178,6 +181,8 @@ impl Engine {
         self.pos = start.clone();
         self.start = start;
         self.moves.clear();
+        // Another game: what the histories learned belongs to the old one.
+        self.histories.lock().unwrap_or_else(PoisonError::into_inner).clear();
         Ok(Arc::clone(&self.variant))
     }
 
@@ -243,6 +248,7 @@ impl Engine {
         }
         self.moves.clear();
         self.tt_lock().clear();
+        self.histories.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     fn tt_lock(&self) -> std::sync::MutexGuard<'_, TranspositionTable> {
@@ -351,6 +357,7 @@ impl Engine {
         let mut pos = self.pos.clone();
         let render = self.pos.clone();
         let tt = Arc::clone(&self.tt);
+        let histories = Arc::clone(&self.histories);
         let eval = Arc::clone(&self.evaluator);
         let chess960 = self.options.chess960;
         let threads = self.options.threads;
@@ -362,15 +369,25 @@ impl Engine {
                 let text = |m: Move| render.move_to_uci(m, chess960);
                 let result = {
                     let table = tt.lock().unwrap_or_else(PoisonError::into_inner);
-                    search_with_helpers(&mut pos, &table, &eval, &control, &limits, threads, &mut |event| match event {
-                        SearchEvent::Pv(info) => {
-                            let pv = info.pv.iter().map(|&m| text(m)).collect();
-                            on_event(EngineEvent::Info { info, pv });
-                        }
-                        SearchEvent::CurrMove { depth, mv, number } => {
-                            on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
-                        }
-                    })
+                    let mut histories = histories.lock().unwrap_or_else(PoisonError::into_inner);
+                    search_with_helpers(
+                        &mut pos,
+                        &table,
+                        &eval,
+                        &control,
+                        &limits,
+                        threads,
+                        &mut histories,
+                        &mut |event| match event {
+                            SearchEvent::Pv(info) => {
+                                let pv = info.pv.iter().map(|&m| text(m)).collect();
+                                on_event(EngineEvent::Info { info, pv });
+                            }
+                            SearchEvent::CurrMove { depth, mv, number } => {
+                                on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
+                            }
+                        },
+                    )
                 };
                 // UCI: after `go infinite` or `go ponder` the best move waits for
                 // `stop` or `ponderhit`, even when the search is over.

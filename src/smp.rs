@@ -10,7 +10,7 @@ use std::thread;
 
 use crate::eval::Evaluator;
 use crate::position::Position;
-use crate::search::{Limits, Search, SearchControl, SearchEvent, SearchResult};
+use crate::search::{Histories, Limits, Search, SearchControl, SearchEvent, SearchResult};
 use crate::tt::TranspositionTable;
 
 /// Stack of each search thread: move lists live on the stack, one per ply.
@@ -29,7 +29,10 @@ impl Drop for StopHelpersOnDrop<'_> {
 /// Searches `pos` on this thread with `threads - 1` helper threads beside it
 /// (fewer when the system refuses more) and returns the main search's result
 /// once every helper has ended, counting the nodes of all threads. `control`
-/// must be fresh: its node count becomes the result's.
+/// must be fresh: its node count becomes the result's. `histories` holds the
+/// threads' history tables from earlier searches of the game (empty: fresh
+/// ones); the tables of this search are put back into it.
+#[allow(clippy::too_many_arguments)]
 pub fn search_with_helpers(
     pos: &mut Position,
     tt: &TranspositionTable,
@@ -37,17 +40,25 @@ pub fn search_with_helpers(
     control: &SearchControl,
     limits: &Limits,
     threads: usize,
+    histories: &mut Vec<Histories>,
     on_event: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
+    let (shape, kinds) = (pos.variant().shape, pos.variant().kind_count());
+    let mut tables = std::iter::from_fn(|| Some(histories.pop().unwrap_or_else(|| Histories::new(shape, kinds))));
+    let main_tables = tables.next().unwrap_or_else(|| Histories::new(shape, kinds));
+    let helper_tables: Vec<Histories> = tables.take(threads.saturating_sub(1)).collect();
     thread::scope(|scope| {
         let mut helpers = Vec::with_capacity(threads.saturating_sub(1));
-        for number in 1..threads {
+        for (number, tables) in (1..threads).zip(helper_tables) {
             let mut helper_pos = pos.clone();
             let spawned = thread::Builder::new()
                 .name(format!("helper {number}"))
                 .stack_size(SEARCH_STACK_BYTES)
                 .spawn_scoped(scope, move || {
-                    Search::new(&mut helper_pos, tt, eval, control, limits).as_helper(number).run(&mut |_| {});
+                    let mut search =
+                        Search::with_histories(&mut helper_pos, tt, eval, control, limits, tables).as_helper(number);
+                    search.run(&mut |_| {});
+                    search.into_histories()
                 });
             match spawned {
                 Ok(handle) => helpers.push(handle),
@@ -57,11 +68,17 @@ pub fn search_with_helpers(
         }
         let mut result = {
             let _stop_helpers = StopHelpersOnDrop(control);
-            Search::new(pos, tt, eval, control, limits).run(on_event)
+            let mut search = Search::with_histories(pos, tt, eval, control, limits, main_tables);
+            let result = search.run(on_event);
+            histories.push(search.into_histories());
+            result
         };
         for helper in helpers {
-            // A helper that panicked has only left part of the table unfilled.
-            let _ = helper.join();
+            // A helper that panicked has only left part of the table unfilled
+            // (and its history tables are lost: the next search makes new ones).
+            if let Ok(tables) = helper.join() {
+                histories.push(tables);
+            }
         }
         result.nodes = control.nodes.load(Ordering::SeqCst);
         result
@@ -86,7 +103,8 @@ mod tests {
         let result = thread::Builder::new()
             .stack_size(SEARCH_STACK_BYTES)
             .spawn(move || {
-                let result = search_with_helpers(&mut pos, &tt, &eval, &control, &limits, threads, &mut |_| {});
+                let result =
+                    search_with_helpers(&mut pos, &tt, &eval, &control, &limits, threads, &mut Vec::new(), &mut |_| {});
                 (result, pos)
             })
             .expect("thread starts")

@@ -330,7 +330,7 @@ pub struct Search<'a> {
     soft: Option<Duration>,
     hard: Option<Duration>,
     stack: Box<[Frame; MAX_PLY + FRAME_OFFSET + 2]>,
-    histories: Box<Histories>,
+    histories: Histories,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     lmr: Box<[[u8; 64]; 64]>,
@@ -354,7 +354,7 @@ impl<'a> Search<'a> {
         control: &'a SearchControl,
         limits: &'a Limits,
     ) -> Search<'a> {
-        let histories = Box::new(Histories::new(pos.variant().shape, pos.variant().kind_count()));
+        let histories = Histories::new(pos.variant().shape, pos.variant().kind_count());
         Search::with_histories(pos, tt, eval, control, limits, histories)
     }
 
@@ -366,7 +366,7 @@ impl<'a> Search<'a> {
         eval: &'a Evaluator,
         control: &'a SearchControl,
         limits: &'a Limits,
-        mut histories: Box<Histories>,
+        mut histories: Histories,
     ) -> Search<'a> {
         let mut lmr = Box::new([[0u8; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
@@ -380,7 +380,7 @@ impl<'a> Search<'a> {
         pos.reserve_history(MAX_PLY + 8);
         let (shape, kinds) = (pos.variant().shape, pos.variant().kind_count());
         if !histories.fits(shape, kinds) {
-            histories = Box::new(Histories::new(shape, kinds));
+            histories = Histories::new(shape, kinds);
         }
         Search {
             pos,
@@ -417,7 +417,7 @@ impl<'a> Search<'a> {
     }
 
     /// The history tables, to carry into the next search of the game.
-    pub fn into_histories(self) -> Box<Histories> {
+    pub fn into_histories(self) -> Histories {
         self.histories
     }
 

@@ -195,7 +195,10 @@ impl Position {
         let mut list = MoveList::new();
         self.generate_legal(&mut list);
         let illegal = || MoveError::Illegal(text.to_string());
-        let found = list.iter().copied().find(|&m| match (parsed, m.kind()) {
+        // The king-destination form of castling is a fallback: where a plain
+        // king move has the same text (a king one step from its castling
+        // square), the text means the plain move.
+        let matches = |m: Move, king_destination: bool| match (parsed, m.kind()) {
             (MoveText::Null, MoveKind::Pass) => true,
             (MoveText::Null, _) => false,
             (MoveText::Drop { piece, to }, MoveKind::Drop) => {
@@ -213,10 +216,11 @@ impl Position {
                     return false;
                 }
                 match kind {
-                    MoveKind::Castle => {
+                    MoveKind::Castle if king_destination => {
                         let king_to = self.castle_targets(m.from(), m.to()).map(|t| t.0);
-                        from == m.from() && (to == m.to() || (Some(to) == king_to && to != from))
+                        from == m.from() && Some(to) == king_to && to != from
                     }
+                    MoveKind::Castle => from == m.from() && to == m.to(),
                     MoveKind::Swap => {
                         (from == m.from() && to == m.to())
                             || (from == m.to() && to == m.from() && self.in_setup() && self.both_movers(m))
@@ -224,8 +228,9 @@ impl Position {
                     _ => from == m.from() && to == m.to(),
                 }
             }
-        });
-        found.ok_or_else(illegal)
+        };
+        let found = list.iter().copied().find(|&m| matches(m, false));
+        found.or_else(|| list.iter().copied().find(|&m| matches(m, true))).ok_or_else(illegal)
     }
 
     fn both_movers(&self, m: Move) -> bool {
@@ -238,6 +243,28 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_king_step_is_not_read_as_castling() {
+        // Chess960-style castling with the king on b8: the king's castling
+        // square c8 is also a plain king step. "b8c8" is the step; castling
+        // is written king-takes-rook ("b8a8"). The match referee once read
+        // the step as castling and the engine's next move looked illegal.
+        // (The position of that soak game, Relocation, Black to move.)
+        let registry = crate::variant::Registry::builtin();
+        let v = registry.get("relocation").expect("relocation ships");
+        let fen = "rk2q2cr1/p1p1bb1p1p/3pn1p3/1p2pn4/2N2p1P1P/2PP2PNP1/P1P1PP4/1RAK1BBC1R b Kq - 1 17 -";
+        let mut pos = Position::from_fen(v, fen).expect("valid FEN");
+        assert_eq!(pos.parse_move("b8c8").map(|m| m.kind()), Ok(MoveKind::Normal));
+        assert_eq!(pos.parse_move("b8a8").map(|m| m.kind()), Ok(MoveKind::Castle));
+        // Where no plain move has the text, the king-destination form castles.
+        let capablanca = registry.get("capablanca").expect("capablanca ships");
+        let fen = "r4k3r/pppppppppp/10/10/10/10/PPPPPPPPPP/R4K3R w KQkq - 0 1";
+        let mut pos = Position::from_fen(capablanca, fen).expect("valid FEN");
+        assert_eq!(pos.parse_move("f1c1").map(|m| m.kind()), Ok(MoveKind::Castle));
+        assert_eq!(pos.parse_move("f1i1").map(|m| m.kind()), Ok(MoveKind::Castle));
+        assert_eq!(pos.parse_move("f1g1").map(|m| m.kind()), Ok(MoveKind::Normal));
+    }
 
     #[test]
     fn xboard_ranks_shift_both_ways_on_ten_rank_boards() {

@@ -177,6 +177,11 @@ impl MoveRule {
         }
     }
 
+    /// True for a plain leap (the only way to take en passant).
+    pub fn is_leap(&self) -> bool {
+        self.motion == Motion::Leap
+    }
+
     /// The rule as `color` plays it: Black's forward is down the board.
     fn oriented(&self, color: Color) -> MoveRule {
         let flip = |(dx, dy): Vector| (dx, dy * color.forward() as i8);

@@ -5,7 +5,6 @@
 //! Uses betza, geometry, piece and position (read-only).
 
 use super::Variant;
-use crate::motion::Motion;
 use crate::piece::{ByColor, Color, PieceKind};
 use crate::position::Position;
 
@@ -51,7 +50,7 @@ fn side_bound(start: &Position, color: Color) -> usize {
     let castling = if variant.castling.is_some() { 2 } else { 0 };
     let en_passant: usize = (0..kinds)
         .filter(|&k| variant.is_en_passant_kind(PieceKind(k as u8)))
-        .map(|k| variant.pieces[k].rules.iter().filter(|r| r.mode.captures() && r.motion == Motion::Leap).count())
+        .map(|k| variant.pieces[k].rules.iter().filter(|r| r.mode.captures() && r.is_leap()).count())
         .sum();
     let files = usize::from(variant.shape.files);
     let setup = if variant.setup.is_some() { 1 + files * files.saturating_sub(1) } else { 0 };

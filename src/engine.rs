@@ -181,8 +181,9 @@ impl Engine {
         self.pos = start.clone();
         self.start = start;
         self.moves.clear();
-        // Another game: what the histories learned belongs to the old one.
-        self.histories.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        // Another game: what the histories learned belongs to the old one
+        // (tables of another board shape are replaced by the next search).
+        self.histories.lock().unwrap_or_else(PoisonError::into_inner).iter_mut().for_each(Histories::clear);
         Ok(Arc::clone(&self.variant))
     }
 
@@ -248,7 +249,9 @@ impl Engine {
         }
         self.moves.clear();
         self.tt_lock().clear();
-        self.histories.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        // Emptied in place: freeing and allocating megabytes every game lets
+        // the allocator keep both, and the process grows game by game.
+        self.histories.lock().unwrap_or_else(PoisonError::into_inner).iter_mut().for_each(Histories::clear);
     }
 
     fn tt_lock(&self) -> std::sync::MutexGuard<'_, TranspositionTable> {
@@ -263,8 +266,15 @@ impl Engine {
             return Err(bad(mib.to_string()));
         }
         self.stop_and_wait();
-        // Free the old table first so the two never coexist in memory.
         let old = self.options.hash_mib;
+        if mib == old {
+            // Tournament managers resend the size before every game: empty
+            // the table in place rather than give the allocator megabytes to
+            // free and take again (which grows the process game by game).
+            self.tt_lock().clear();
+            return Ok(());
+        }
+        // Free the old table first so the two never coexist in memory.
         *self.tt_lock() = TranspositionTable::new(1);
         match TranspositionTable::try_new(mib) {
             Some(table) => {

@@ -181,9 +181,7 @@ impl Engine {
         self.pos = start.clone();
         self.start = start;
         self.moves.clear();
-        // Another game: what the histories learned belongs to the old one
-        // (tables of another board shape are replaced by the next search).
-        self.histories.lock().unwrap_or_else(PoisonError::into_inner).iter_mut().for_each(Histories::clear);
+        self.clear_histories();
         Ok(Arc::clone(&self.variant))
     }
 
@@ -249,8 +247,14 @@ impl Engine {
         }
         self.moves.clear();
         self.tt_lock().clear();
-        // Emptied in place: freeing and allocating megabytes every game lets
-        // the allocator keep both, and the process grows game by game.
+        self.clear_histories();
+    }
+
+    /// Forgets what the history tables learned (another game), emptying them
+    /// in place: freeing and allocating megabytes every game lets the
+    /// allocator keep both, and the process grows game by game. Tables of
+    /// another board shape are replaced by the next search.
+    fn clear_histories(&self) {
         self.histories.lock().unwrap_or_else(PoisonError::into_inner).iter_mut().for_each(Histories::clear);
     }
 

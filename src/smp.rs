@@ -44,9 +44,9 @@ pub fn search_with_helpers(
     on_event: &mut dyn FnMut(SearchEvent),
 ) -> SearchResult {
     let (shape, kinds) = (pos.variant().shape, pos.variant().kind_count());
-    let mut tables = std::iter::from_fn(|| Some(histories.pop().unwrap_or_else(|| Histories::new(shape, kinds))));
-    let main_tables = tables.next().unwrap_or_else(|| Histories::new(shape, kinds));
-    let helper_tables: Vec<Histories> = tables.take(threads.saturating_sub(1)).collect();
+    let mut take_tables = || histories.pop().unwrap_or_else(|| Histories::new(shape, kinds));
+    let main_tables = take_tables();
+    let helper_tables: Vec<Histories> = (1..threads).map(|_| take_tables()).collect();
     thread::scope(|scope| {
         let mut helpers = Vec::with_capacity(threads.saturating_sub(1));
         for (number, tables) in (1..threads).zip(helper_tables) {

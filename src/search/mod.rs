@@ -248,6 +248,12 @@ fn bound_cuts(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
     }
 }
 
+/// How much a cutoff at `depth` moves the history entries of the moves involved.
+#[inline]
+fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 16 + 32 * depth).min(1600)
+}
+
 #[inline]
 fn from_tt(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {
@@ -580,7 +586,7 @@ impl<'a> Search<'a> {
     /// Rewards the quiet move that caused a cutoff and punishes the quiet
     /// moves tried before it.
     fn reward_quiet(&mut self, ply: usize, best: (Move, Cell), tried: &[(Move, Cell)], depth: i32) {
-        let bonus = (depth * depth * 16 + 32 * depth).min(1600);
+        let bonus = history_bonus(depth);
         let side = self.pos.side_to_move();
         let keys = self.continuation_keys(ply);
         let frame = self.frame_mut(ply);
@@ -606,7 +612,7 @@ impl<'a> Search<'a> {
         tried: &[(Move, Cell, PieceKind)],
         depth: i32,
     ) {
-        let bonus = (depth * depth * 16 + 32 * depth).min(1600);
+        let bonus = history_bonus(depth);
         for &(m, mover, victim) in best.iter().chain(tried) {
             let b = if best.is_some_and(|b| b.0 == m) { bonus } else { -bonus };
             self.histories.update_capture(mover, m.to(), victim, b);
@@ -737,7 +743,7 @@ impl<'a> Search<'a> {
             let s = if evasions || tactical { self.score_move(m, tt_move, ply) } else { i32::MIN };
             moves.scores.push(s);
         }
-        // The square of the last move: recaptures there are always searched.
+        // The square of the last move: recaptures there escape the capture limit below.
         let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
         let mut legal = 0;
         for i in 0..moves.list.len() {
@@ -750,7 +756,7 @@ impl<'a> Search<'a> {
                 if moves.scores[i] < BAD_CAPTURE_LIMIT {
                     continue;
                 }
-                // Delta pruning: even winning this man cannot lift node.alpha.
+                // Delta pruning: even winning this man cannot lift alpha.
                 let victim = self.victim_square(m).unwrap_or(m.to());
                 if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= node.alpha {
                     continue;
@@ -997,7 +1003,7 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let lmr_depth = (depth - 1 - base_reduction).max(0);
-                // Futility: a quiet move cannot lift a hopeless evaluation to node.alpha.
+                // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
                 if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= node.alpha {
                     continue;
                 }
@@ -1207,7 +1213,7 @@ impl<'a> Search<'a> {
         }
         // Order the root once by the static ordering; afterwards by score.
         let tt_move = self.tt.probe(self.pos.hash()).and_then(|h| h.mv);
-        root.sort_by_key(|r| std::cmp::Reverse(self.score_move(r.mv, tt_move, 0)));
+        root.sort_by_cached_key(|r| std::cmp::Reverse(self.score_move(r.mv, tt_move, 0)));
         let max_depth = self.limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
         let multipv = self.limits.multipv.clamp(1, root.len());
         let mut completed = 0;

@@ -286,6 +286,64 @@ pub fn for_each_target(board: &Board, from: Square, rule: &CompiledRule, them: C
     }
 }
 
+/// Calls `visit` with every square that `rule`, a capturing rule, attacks
+/// from `from`: each square it could capture on were an enemy man standing
+/// there, whoever stands there now (empty squares and own men included, so
+/// that the evaluation sees defence as well as attack). Quiet-only rules
+/// attack nothing.
+#[inline(always)]
+pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, mut visit: impl FnMut(Square)) {
+    if !rule.mode.captures() {
+        return;
+    }
+    let step = rule.step;
+    let sweep = |start: Square, step: i16, (min, max): (u8, u8), visit: &mut dyn FnMut(Square)| {
+        let mut to = start;
+        for k in 1..=max {
+            to = to.offset(step);
+            let t = board[to.index()];
+            if t == Cell::OFFBOARD {
+                return;
+            }
+            if k >= min {
+                visit(to);
+            }
+            if !t.is_empty() {
+                return;
+            }
+        }
+    };
+    match rule.motion {
+        Motion::Leap | Motion::Lame { .. } => {
+            if let Motion::Lame { via } = rule.motion {
+                if !board[from.offset(via).index()].is_empty() {
+                    return;
+                }
+            }
+            let to = from.offset(step);
+            if board[to.index()] != Cell::OFFBOARD {
+                visit(to);
+            }
+        }
+        Motion::Ride { min, max } => sweep(from, step, (min, max), &mut visit),
+        Motion::Hop => {
+            let mut screen = from.offset(step);
+            while board[screen.index()].is_empty() {
+                screen = screen.offset(step);
+            }
+            if board[screen.index()] != Cell::OFFBOARD {
+                sweep(screen, step, (1, u8::MAX), &mut visit);
+            }
+        }
+        Motion::Bent { second, min, max } => {
+            let corner = from.offset(step);
+            if board[corner.index()].is_empty() {
+                sweep(corner, second, (min, max), &mut visit);
+            }
+        }
+    }
+}
+
 /// Slides from `start` (exclusive) along `step` over empty squares, visiting
 /// those `min..=max` steps away that the rule may end on, up to and including
 /// the first man (a capture when it is one of `them`).

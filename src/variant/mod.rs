@@ -8,9 +8,12 @@ mod capacity;
 pub(crate) use capacity::move_bound;
 pub mod parse;
 
+use std::sync::Arc;
+
 use crate::geometry::BoardShape;
 use crate::motion::{MotionTables, MoveRule};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
+use crate::eval::TunedWeights;
 use crate::zobrist::Zobrist;
 
 pub use builtin::Registry;
@@ -117,6 +120,8 @@ pub struct Variant {
     pub xboard_parent: Option<String>,
     /// Zobrist keys.
     pub zobrist: Zobrist,
+    /// Weights from the variant's `NAME.eval` file, when it has one.
+    pub tuned_eval: Option<Arc<TunedWeights>>,
     letter_map: [Option<PieceKind>; 128],
 }
 
@@ -197,6 +202,7 @@ impl Variant {
             end: spec.end,
             xboard_parent: spec.xboard_parent,
             zobrist: Zobrist::new(kinds),
+            tuned_eval: None,
             letter_map,
             pieces: spec.pieces,
         }

@@ -164,11 +164,7 @@ impl Engine {
 
     /// The evaluator the options ask for.
     fn evaluator_for(&self, variant: &Arc<Variant>) -> Evaluator {
-        if self.options.material_only {
-            Evaluator::material_only(variant)
-        } else {
-            Evaluator::new(variant)
-        }
+        Evaluator::with_mode(variant, self.options.evaluation)
     }
 
     /// Switches to a variant by name and sets up its start position.

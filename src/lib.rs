@@ -24,5 +24,6 @@ pub mod see;
 pub mod smp;
 pub mod tournament;
 pub mod tt;
+pub mod tune;
 pub mod variant;
 pub mod zobrist;

@@ -70,6 +70,8 @@ enum Command {
     /// Analyse a position with a UCI engine (MultiPV, text or JSON).
     #[command(alias = "analyze")]
     Analyse(menagerie::tournament::analyse::AnalyseArgs),
+    /// Learn a variant's evaluation weights from self-play and write NAME.eval.
+    Tune(menagerie::tune::TuneArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
     #[command(hide = true)]
     RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
@@ -105,6 +107,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
+        Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &registry),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS
@@ -190,13 +193,14 @@ fn run_perft(registry: &Registry, request: &PerftRequest) -> ExitCode {
 
 /// `menagerie check FILE`: validates a variant file and prints every error.
 fn check_file(registry: &Registry, file: &Path) -> ExitCode {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
-    };
-    match registry.parse_text(&file.display().to_string(), &text) {
+    if let Err(e) = std::fs::read_to_string(file) {
+        return fail(format!("cannot read {}: {e}", file.display()));
+    }
+    // A scratch copy of the registry: checking loads nothing for good.
+    match registry.clone().load_file(file) {
         Ok(v) => {
-            println!("{}: ok ({} pieces, {} board)", v.name, v.pieces.len(), v.shape);
+            let weights = v.tuned_eval.as_ref().map_or_else(String::new, |t| format!(", weights from {}", t.source));
+            println!("{}: ok ({} pieces, {} board{weights})", v.name, v.pieces.len(), v.shape);
             ExitCode::SUCCESS
         }
         Err(errors) => {

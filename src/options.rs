@@ -2,7 +2,9 @@
 //! choices ([`OPTIONS`]). `Engine::set_option` checks values against this
 //! table, and both protocols print it (UCI `option name ...`, XBoard
 //! `feature option="..."`). [`EngineOptions`] holds the values the engine
-//! keeps. Uses nothing else of the crate.
+//! keeps. Uses eval (for the evaluation mode).
+
+use crate::eval::EvalMode;
 
 /// Largest `Hash` value accepted, in MiB.
 pub const MAX_HASH_MIB: u64 = 32_768;
@@ -100,7 +102,10 @@ pub const OPTIONS: [OptionSpec; 11] = [
     OptionSpec {
         id: OptionId::Evaluation,
         name: "Evaluation",
-        kind: OptionKind::Combo { default: FULL_EVALUATION, choices: &[FULL_EVALUATION, MATERIAL_EVALUATION] },
+        kind: OptionKind::Combo {
+            default: FULL_EVALUATION,
+            choices: &[FULL_EVALUATION, HAND_EVALUATION, MATERIAL_EVALUATION],
+        },
     },
     OptionSpec { id: OptionId::AnalyseMode, name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
     OptionSpec { id: OptionId::VariantPath, name: "VariantPath", kind: OptionKind::Path },
@@ -108,6 +113,8 @@ pub const OPTIONS: [OptionSpec; 11] = [
 
 /// `Evaluation` choice: the full evaluation.
 const FULL_EVALUATION: &str = "full";
+/// `Evaluation` choice: the weights derived from the variant file, ignoring its `.eval` file.
+const HAND_EVALUATION: &str = "hand";
 /// `Evaluation` choice: material only, the weak baseline of strength tests.
 const MATERIAL_EVALUATION: &str = "material";
 
@@ -197,8 +204,8 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// Analysis mode (accepted; the search is the same).
     pub analyse_mode: bool,
-    /// Score material only: the weak baseline of strength tests.
-    pub material_only: bool,
+    /// Which evaluation weights to use.
+    pub evaluation: EvalMode,
 }
 
 impl EngineOptions {
@@ -212,9 +219,11 @@ impl EngineOptions {
             OptionId::Ponder => OptionValue::Flag(self.ponder),
             OptionId::Chess960 => OptionValue::Flag(self.chess960),
             OptionId::AnalyseMode => OptionValue::Flag(self.analyse_mode),
-            OptionId::Evaluation => {
-                OptionValue::Choice(if self.material_only { MATERIAL_EVALUATION } else { FULL_EVALUATION })
-            }
+            OptionId::Evaluation => OptionValue::Choice(match self.evaluation {
+                EvalMode::Full => FULL_EVALUATION,
+                EvalMode::Hand => HAND_EVALUATION,
+                EvalMode::Material => MATERIAL_EVALUATION,
+            }),
             OptionId::Variant | OptionId::ClearHash | OptionId::VariantPath => return None,
         })
     }
@@ -230,7 +239,13 @@ impl EngineOptions {
             (OptionId::Ponder, &OptionValue::Flag(on)) => self.ponder = on,
             (OptionId::Chess960, &OptionValue::Flag(on)) => self.chess960 = on,
             (OptionId::AnalyseMode, &OptionValue::Flag(on)) => self.analyse_mode = on,
-            (OptionId::Evaluation, &OptionValue::Choice(choice)) => self.material_only = choice == MATERIAL_EVALUATION,
+            (OptionId::Evaluation, &OptionValue::Choice(choice)) => {
+                self.evaluation = match choice {
+                    MATERIAL_EVALUATION => EvalMode::Material,
+                    HAND_EVALUATION => EvalMode::Hand,
+                    _ => EvalMode::Full,
+                }
+            }
             _ => {}
         }
     }
@@ -247,7 +262,7 @@ impl Default for EngineOptions {
             threads: 0,
             ponder: false,
             analyse_mode: false,
-            material_only: false,
+            evaluation: EvalMode::Full,
         };
         for spec in &OPTIONS {
             options.set(spec.id, &spec.default_value());
@@ -286,6 +301,7 @@ mod tests {
         assert_eq!(ponder.parse("maybe"), None);
         let eval = find("evaluation").expect("Evaluation");
         assert_eq!(eval.parse("Material"), Some(OptionValue::Choice("material")));
+        assert_eq!(eval.parse("hand"), Some(OptionValue::Choice("hand")));
         assert_eq!(eval.parse("clever"), None);
         assert_eq!(find("VariantPath").and_then(|p| p.parse("<empty>")), Some(OptionValue::Text(String::new())));
         assert!(find("NoSuchOption").is_none());

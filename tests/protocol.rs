@@ -361,7 +361,9 @@ fn material_evaluation_scores_material_alone() {
     // the material baseline says exactly the knight's value (320 in chess.var).
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
-    s.expect(5, "Evaluation option", |l| l == "option name Evaluation type combo default full var full var material");
+    s.expect(5, "Evaluation option", |l| {
+        l == "option name Evaluation type combo default full var full var hand var material"
+    });
     s.expect(5, "uciok", |l| l == "uciok");
     s.send("setoption name Evaluation value material");
     s.send("position fen 4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");

@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use arrayvec::ArrayVec;
 
-pub use file::{parse as parse_eval_file, write as write_eval_file, TunedWeights};
+pub use file::{parse as parse_eval_file, write as write_eval_file, EvalFileError, TunedWeights};
 pub use params::{Layout, Weight};
 
 use crate::geometry::{Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
@@ -76,6 +76,9 @@ struct KindFacts {
     value: [i32; MAX_KINDS],
     /// Average empty-board reach.
     average_reach: [i32; MAX_KINDS],
+    /// Rank of each kind by value (equal values share a rank): threats
+    /// compare attackers and victims by it. Set with the weights.
+    value_rank: [u8; MAX_KINDS],
     /// Kinds that promote (pawns), as a bitmask.
     pawns: u32,
     /// Kinds that can capture, or promote to one that can.
@@ -189,6 +192,13 @@ impl Sink for Tracer {
     }
 }
 
+/// True when `sq` is `king`'s square or next to it (the king's zone).
+#[inline(always)]
+fn in_zone(sq: Square, king: Option<Square>) -> bool {
+    // The mailbox is 16 squares wide with padding, so these offsets never wrap.
+    king.is_some_and(|k| matches!(sq.index() as i32 - k.index() as i32, -17..=-15 | -1..=1 | 15..=17))
+}
+
 /// +1 for White, -1 for Black.
 #[inline(always)]
 fn sign(color: Color) -> i32 {
@@ -248,6 +258,7 @@ impl KindFacts {
         let mut facts = KindFacts {
             value: [0; MAX_KINDS],
             average_reach: [0; MAX_KINDS],
+            value_rank: [0; MAX_KINDS],
             pawns: 0,
             armed: 0,
             royal: v.royal,
@@ -390,7 +401,13 @@ impl Evaluator {
                 ((w.mg + w.eg) / 2).max(1)
             };
         }
-        self.mg_constant = -(0..kinds).map(|k| self.facts.start_balance[k] * self.weights[material + k].mg).sum::<i32>();
+        let mut facts = (*self.facts).clone();
+        for k in 0..kinds {
+            facts.value_rank[k] = (0..kinds).filter(|&j| self.value[j] < self.value[k]).count() as u8;
+        }
+        self.facts = Arc::new(facts);
+        self.mg_constant =
+            -(0..kinds).map(|k| self.facts.start_balance[k] * self.weights[material + k].mg).sum::<i32>();
         let mut mg = vec![0i32; Cell::COUNT * MAILBOX_SIZE];
         let mut eg = vec![0i32; Cell::COUNT * MAILBOX_SIZE];
         for k in 0..kinds {
@@ -537,7 +554,7 @@ impl Evaluator {
         // Attack maps: how many men of each colour attack a square, and the
         // cheapest of them.
         let mut attacks = [[0u8; MAILBOX_SIZE]; 2];
-        let mut cheapest = [[i32::MAX; MAILBOX_SIZE]; 2];
+        let mut cheapest = [[u8::MAX; MAILBOX_SIZE]; 2];
         let mut men: ArrayVec<(Square, Cell), MAX_MEN> = ArrayVec::new();
         // Pawns per file, and the lowest and highest rank of one, per colour.
         let mut pawn_files = [[0u8; 16]; 2];
@@ -564,27 +581,29 @@ impl Evaluator {
             let mut mobility = 0;
             let mut zone_hits = 0;
             for rule in self.variant.motion.rules(color, kind) {
-                if rule.initial_only {
+                // The king's own attacks are left out: they rarely defend for long.
+                if rule.initial_only || royal {
                     continue;
                 }
                 if rule.mode.captures() {
                     let quiet = rule.mode.quiet();
-                    for_each_attacked(board, sq, rule, |to| {
-                        let t = board[to.index()];
-                        let count = &mut attacks[us][to.index()];
-                        *count = count.saturating_add(1);
-                        let least = &mut cheapest[us][to.index()];
-                        *least = (*least).min(self.value[k]);
-                        if t.is_color(!color) || (quiet && t.is_empty()) {
-                            mobility += 1;
-                        }
-                        if let Some(king) = enemy_king {
-                            zone_hits += i32::from(
-                                (to.file() as i32 - king.file() as i32).abs() <= 1
-                                    && (to.rank() as i32 - king.rank() as i32).abs() <= 1,
-                            );
-                        }
-                    });
+                    for_each_attacked(
+                        board,
+                        sq,
+                        rule,
+                        #[inline(always)]
+                        |to| {
+                            let t = board[to.index()];
+                            let count = &mut attacks[us][to.index()];
+                            *count = count.saturating_add(1);
+                            let least = &mut cheapest[us][to.index()];
+                            *least = (*least).min(facts.value_rank[k]);
+                            if t.is_color(!color) || (quiet && t.is_empty()) {
+                                mobility += 1;
+                            }
+                            zone_hits += i32::from(in_zone(to, enemy_king));
+                        },
+                    );
                 } else if !pawn && !royal {
                     for_each_target(board, sq, rule, !color, |_| mobility += 1);
                 }
@@ -601,7 +620,9 @@ impl Evaluator {
             } else if facts.phase_weight[k] > 0 {
                 sink.add(l.mobility + k, sign * (mobility - facts.average_reach[k] / 2));
                 if let Some(king) = enemy_king {
-                    let d = (sq.file() as i32 - king.file() as i32).abs().max((sq.rank() as i32 - king.rank() as i32).abs());
+                    let d = (sq.file() as i32 - king.file() as i32)
+                        .abs()
+                        .max((sq.rank() as i32 - king.rank() as i32).abs());
                     tropism[(!color).index()] += (4 - d).max(0);
                 }
             }
@@ -639,7 +660,7 @@ impl Evaluator {
                 continue;
             }
             if attacks[them][sq.index()] > 0 {
-                if cheapest[them][sq.index()] < self.value[k] {
+                if cheapest[them][sq.index()] < facts.value_rank[k] {
                     sink.add(l.threat + k, -sign(color));
                 } else if attacks[us][sq.index()] == 0 {
                     sink.add(l.hanging, -sign(color));
@@ -692,7 +713,8 @@ impl Evaluator {
 
 /// Men of `kind` in the start position, on the board and in hand (both colours).
 fn start_men(start: &Position, kind: PieceKind) -> i32 {
-    let board = start.squares().iter().filter(|&&sq| start.cell(sq).is_piece() && start.cell(sq).kind() == kind).count();
+    let board =
+        start.squares().iter().filter(|&&sq| start.cell(sq).is_piece() && start.cell(sq).kind() == kind).count();
     let hands: u8 = Color::ALL.iter().map(|&c| start.hand_count(c, kind)).sum();
     board as i32 + hands as i32
 }
@@ -845,13 +867,18 @@ mod trace_tests {
             let v = reg.get(&name).expect("listed");
             let hand = Evaluator::hand(&v);
             // Odd weights too, so that no feature hides behind a zero weight.
-            let odd: Vec<Weight> =
-                (0..hand.layout().len()).map(|i| Weight { mg: (i as i32 * 7) % 23 - 9, eg: (i as i32 * 5) % 19 - 7 }).collect();
+            let odd: Vec<Weight> = (0..hand.layout().len())
+                .map(|i| Weight { mg: (i as i32 * 7) % 23 - 9, eg: (i as i32 * 5) % 19 - 7 })
+                .collect();
             for ev in [hand.clone(), hand.clone().with_weights(odd)] {
                 for pos in walk_positions(&v, 4) {
                     let fast = ev.evaluate(&pos) * sign(pos.side_to_move());
                     let traced = ev.trace(&pos).score(ev.weights());
-                    assert!((fast as f64 - traced).abs() <= 2.0, "{name} {}: fast {fast} traced {traced}", pos.to_fen());
+                    assert!(
+                        (fast as f64 - traced).abs() <= 2.0,
+                        "{name} {}: fast {fast} traced {traced}",
+                        pos.to_fen()
+                    );
                 }
             }
         }

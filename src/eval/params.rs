@@ -66,8 +66,7 @@ pub struct Layout {
 impl Layout {
     /// The parameters of `variant`.
     pub fn new(variant: &Variant) -> Layout {
-        let letters: Vec<String> =
-            variant.pieces.iter().map(|p| p.letter.to_ascii_uppercase().to_string()).collect();
+        let letters: Vec<String> = variant.pieces.iter().map(|p| p.letter.to_ascii_uppercase().to_string()).collect();
         let ranks: Vec<String> = (0..variant.shape.ranks).map(|r| r.to_string()).collect();
         let mut names = Vec::new();
         let mut family = |prefix: &str, items: &[String]| {

@@ -297,22 +297,6 @@ pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, mut v
         return;
     }
     let step = rule.step;
-    let sweep = |start: Square, step: i16, (min, max): (u8, u8), visit: &mut dyn FnMut(Square)| {
-        let mut to = start;
-        for k in 1..=max {
-            to = to.offset(step);
-            let t = board[to.index()];
-            if t == Cell::OFFBOARD {
-                return;
-            }
-            if k >= min {
-                visit(to);
-            }
-            if !t.is_empty() {
-                return;
-            }
-        }
-    };
     match rule.motion {
         Motion::Leap | Motion::Lame { .. } => {
             if let Motion::Lame { via } = rule.motion {
@@ -325,21 +309,41 @@ pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, mut v
                 visit(to);
             }
         }
-        Motion::Ride { min, max } => sweep(from, step, (min, max), &mut visit),
+        Motion::Ride { min, max } => sweep(board, from, step, (min, max), &mut visit),
         Motion::Hop => {
             let mut screen = from.offset(step);
             while board[screen.index()].is_empty() {
                 screen = screen.offset(step);
             }
             if board[screen.index()] != Cell::OFFBOARD {
-                sweep(screen, step, (1, u8::MAX), &mut visit);
+                sweep(board, screen, step, (1, u8::MAX), &mut visit);
             }
         }
         Motion::Bent { second, min, max } => {
             let corner = from.offset(step);
             if board[corner.index()].is_empty() {
-                sweep(corner, second, (min, max), &mut visit);
+                sweep(board, corner, second, (min, max), &mut visit);
             }
+        }
+    }
+}
+
+/// Visits the squares from `start` (exclusive) along `step` that are
+/// `min..=max` steps away, up to and including the first man.
+#[inline(always)]
+fn sweep(board: &Board, start: Square, step: i16, (min, max): (u8, u8), visit: &mut impl FnMut(Square)) {
+    let mut to = start;
+    for k in 1..=max {
+        to = to.offset(step);
+        let t = board[to.index()];
+        if t == Cell::OFFBOARD {
+            return;
+        }
+        if k >= min {
+            visit(to);
+        }
+        if !t.is_empty() {
+            return;
         }
     }
 }

@@ -300,7 +300,7 @@ mod tests {
                 "option name Ponder type check default false",
                 "option name Move Overhead type spin default 50 min 0 max 10000",
                 "option name UCI_Chess960 type check default false",
-                "option name Evaluation type combo default full var full var material",
+                "option name Evaluation type combo default full var full var hand var material",
                 "option name UCI_AnalyseMode type check default false",
                 "option name VariantPath type string default <empty>",
             ]

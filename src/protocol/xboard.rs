@@ -660,7 +660,7 @@ mod tests {
                 "feature option=\"MultiPV -spin 1 1 256\"",
                 "feature option=\"Move Overhead -spin 50 0 10000\"",
                 "feature option=\"Clear Hash -button\"",
-                "feature option=\"Evaluation -combo *full /// material\"",
+                "feature option=\"Evaluation -combo *full /// hand /// material\"",
                 "feature option=\"VariantPath -path .\"",
             ]
         );

@@ -27,6 +27,9 @@ pub const SHIPPED: &[(&str, &str)] = &[
 ];
 
 /// Names GUIs use for our variants.
+/// The shipped variants' tuned evaluation weights (`menagerie tune`), by variant name.
+pub const SHIPPED_EVAL: &[(&str, &str)] = &[];
+
 const ALIASES: &[(&str, &str)] = &[("normal", "chess"), ("standard", "chess"), ("fischerandom", "chess")];
 
 /// Loaded variants by name, with the source text of each (for `inherit`).
@@ -42,7 +45,10 @@ impl Registry {
     pub fn builtin() -> Registry {
         let mut reg = Registry::default();
         for (file, text) in SHIPPED {
-            let _ = reg.load_text(file, text);
+            let eval = file.strip_suffix(".var").and_then(|name| {
+                SHIPPED_EVAL.iter().find(|(n, _)| *n == name).map(|(n, text)| (format!("{n}.eval"), text.to_string()))
+            });
+            let _ = reg.load_text_with_eval(file, text, eval);
         }
         reg
     }
@@ -100,7 +106,32 @@ impl Registry {
     /// Parses and adds a variant; replaces one of the same name. On error the
     /// registry is unchanged.
     pub fn load_text(&mut self, file: &str, text: &str) -> Result<Arc<Variant>, Vec<VariantError>> {
-        let variant = Arc::new(self.parse_text(file, text)?);
+        self.load_text_with_eval(file, text, None)
+    }
+
+    /// Like [`Registry::load_text`], with the variant's `.eval` file (its
+    /// name and text), whose weights the full evaluation then uses.
+    pub fn load_text_with_eval(
+        &mut self,
+        file: &str,
+        text: &str,
+        eval: Option<(String, String)>,
+    ) -> Result<Arc<Variant>, Vec<VariantError>> {
+        let mut variant = self.parse_text(file, text)?;
+        if let Some((eval_file, eval_text)) = eval {
+            let layout = crate::eval::Layout::new(&variant);
+            let tuned = crate::eval::parse_eval_file(&eval_file, &eval_text, &layout).map_err(|e| {
+                vec![VariantError {
+                    file: e.file,
+                    line: e.line,
+                    column: 1,
+                    kind: VariantErrorKind::BadEval,
+                    message: e.message,
+                }]
+            })?;
+            variant.tuned_eval = Some(Arc::new(tuned));
+        }
+        let variant = Arc::new(variant);
         self.sources.insert(variant.name.clone(), (file.to_string(), text.to_string()));
         self.variants.insert(variant.name.clone(), Arc::clone(&variant));
         Ok(variant)
@@ -118,7 +149,23 @@ impl Registry {
                 message: format!("cannot read: {e}"),
             }]
         })?;
-        self.load_text(&file, &text)
+        let eval = self.eval_beside(path, &text);
+        self.load_text_with_eval(&file, &text, eval)
+    }
+
+    /// The `.eval` file beside a `.var` file: `NAME.eval` for the variant's
+    /// name, or the `.var` file's own stem with `.eval`.
+    fn eval_beside(&self, path: &Path, text: &str) -> Option<(String, String)> {
+        let name = text.lines().find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some("name")).then(|| words.next().map(str::to_string)).flatten()
+        });
+        let stem = path.file_stem().map(|s| s.to_string_lossy().to_string());
+        [name, stem].into_iter().flatten().find_map(|n| {
+            let candidate = path.with_file_name(format!("{n}.eval"));
+            let text = std::fs::read_to_string(&candidate).ok()?;
+            Some((candidate.display().to_string(), text))
+        })
     }
 
     /// Loads every `.var` file of a directory (or a single file). Files that

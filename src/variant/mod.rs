@@ -10,10 +10,10 @@ pub mod parse;
 
 use std::sync::Arc;
 
+use crate::eval::TunedWeights;
 use crate::geometry::BoardShape;
 use crate::motion::{MotionTables, MoveRule};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
-use crate::eval::TunedWeights;
 use crate::zobrist::Zobrist;
 
 pub use builtin::Registry;

@@ -37,6 +37,8 @@ pub enum VariantErrorKind {
     BadStart,
     /// Some position could have more moves than a move list holds.
     TooManyMoves,
+    /// The variant's `.eval` file has a bad line.
+    BadEval,
 }
 
 /// An error in a variant file, with its position.

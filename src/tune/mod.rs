@@ -1,0 +1,206 @@
+//! `menagerie tune`: learns a variant's evaluation weights from self-play
+//! (uses eval, search, variant).
+//!
+//! 1. **generate**: games at a fixed node count from seeded random
+//!    openings; quiet positions (not in check, best move not a capture) are
+//!    kept with the game's result and saved, so that a fit can be rerun;
+//! 2. **fit**: logistic (Texel) loss with a fitted scale, Adam over all
+//!    weights ([`fit`]);
+//! 3. **write** `NAME.eval`, whose header names the command line. The same
+//!    seed gives the same file.
+
+pub mod fit;
+pub mod selfplay;
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use crate::eval::{write_eval_file, EvalMode, Evaluator};
+use crate::position::Position;
+use crate::variant::{Registry, Variant};
+use fit::{FitPlan, Row};
+use selfplay::{Progress, Sample, SelfPlay};
+
+/// `menagerie tune` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct TuneArgs {
+    /// The variant to tune.
+    #[arg(long)]
+    pub variant: String,
+    /// Self-play games to generate.
+    #[arg(long, default_value_t = 2000)]
+    pub games: usize,
+    /// Nodes per move in self-play.
+    #[arg(long, default_value_t = 3000)]
+    pub nodes: u64,
+    /// Threads for self-play and the fit.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random plies that open each game.
+    #[arg(long, default_value_t = 8)]
+    pub random_plies: usize,
+    /// Positions file: read if it exists (no games are played), else written
+    /// after the games. Default: NAME.positions in the current directory.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Where to write the weights. Default: NAME.eval in the current directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Passes of the fit over the data.
+    #[arg(long, default_value_t = 500)]
+    pub epochs: usize,
+    /// Start self-play and the fit from the derived weights (`Evaluation
+    /// hand`) instead of the variant's current `.eval` file.
+    #[arg(long)]
+    pub from_hand: bool,
+}
+
+/// Runs `menagerie tune`.
+pub fn run_tune_command(args: &TuneArgs, registry: &Registry) -> ExitCode {
+    match tune(args, registry) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
+    let variant = registry.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
+    if args.games == 0 || args.nodes == 0 || args.threads == 0 || args.epochs == 0 {
+        return Err("--games, --nodes, --threads and --epochs must be at least 1".to_string());
+    }
+    let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Full };
+    let eval = Evaluator::with_mode(&variant, mode);
+    let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
+    let samples = if data.exists() {
+        let samples = read_samples(&data, &variant)?;
+        eprintln!("read {} positions from {}", samples.len(), data.display());
+        samples
+    } else {
+        let plan = SelfPlay {
+            games: args.games,
+            nodes: args.nodes,
+            threads: args.threads,
+            seed: args.seed,
+            random_plies: args.random_plies,
+        };
+        let samples = generate_with_progress(&variant, &eval, &plan);
+        write_samples(&data, &variant, &samples).map_err(|e| format!("cannot write {}: {e}", data.display()))?;
+        eprintln!("wrote {} positions to {}", samples.len(), data.display());
+        samples
+    };
+    if samples.is_empty() {
+        return Err("no positions to fit".to_string());
+    }
+    let rows: Vec<Row> = samples
+        .iter()
+        .filter_map(|s| {
+            Position::from_fen(Arc::clone(&variant), &s.fen).ok().map(|pos| Row::new(&eval.trace(&pos), s.result))
+        })
+        .collect();
+    eprintln!("fitting {} weights to {} positions", 2 * eval.layout().len(), rows.len());
+    let plan = FitPlan { epochs: args.epochs, threads: args.threads, rate: 3.0 };
+    let fitted = fit::fit(&rows, eval.weights(), &plan, |epoch, loss| eprintln!("  epoch {epoch:>4}: loss {loss:.6}"));
+    println!(
+        "positions {}  k {:.3}  loss before {:.6}  after {:.6}",
+        rows.len(),
+        fitted.k,
+        fitted.loss_before,
+        fitted.loss_after
+    );
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    let mut header = String::new();
+    let _ = writeln!(header, "Evaluation weights of '{}', written by:", variant.name);
+    let _ = writeln!(header, "  menagerie {}", command.join(" "));
+    let _ = write!(
+        header,
+        "{} positions, scale k {:.3}, loss {:.6} before and {:.6} after the fit",
+        rows.len(),
+        fitted.k,
+        fitted.loss_before,
+        fitted.loss_after
+    );
+    let text = write_eval_file(eval.layout(), &fitted.weights, &header);
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// Self-play with a progress line on stderr (games, positions, ETA).
+fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
+    let progress = Progress::default();
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(|| selfplay::generate(variant, eval, plan, &progress));
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(500));
+            let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
+            let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
+            let elapsed = start.elapsed().as_secs_f64();
+            let eta = if done > 0 { elapsed / done as f64 * (plan.games - done) as f64 } else { 0.0 };
+            let width = 30;
+            let filled = done * width / plan.games.max(1);
+            eprint!(
+                "\r[{}{}] games {done}/{}  positions {positions}  ETA {:.0}s   ",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                plan.games,
+                eta
+            );
+            let _ = std::io::stderr().flush();
+        }
+        eprintln!();
+        worker.join().unwrap_or_default()
+    })
+}
+
+/// Header of a positions file.
+const DATA_HEADER: &str = "# menagerie tune positions:";
+
+/// Writes samples as `FEN | result` lines after a header naming the variant.
+fn write_samples(path: &Path, variant: &Variant, samples: &[Sample]) -> std::io::Result<()> {
+    let mut text = format!("{DATA_HEADER} {}\n", variant.name);
+    for s in samples {
+        let _ = writeln!(text, "{} | {}", s.fen, s.result);
+    }
+    std::fs::write(path, text)
+}
+
+/// Reads a positions file written by [`write_samples`] for `variant`.
+fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Sample>, String> {
+    let file = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let mut samples = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let at = |message: String| format!("{file}:{}: {message}", number + 1);
+        if let Some(name) = line.strip_prefix(DATA_HEADER) {
+            if name.trim() != variant.name {
+                return Err(at(format!("positions of '{}', not '{}'", name.trim(), variant.name)));
+            }
+            continue;
+        }
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (fen, result) = line.rsplit_once('|').ok_or_else(|| at("expected 'FEN | result'".to_string()))?;
+        let result: f32 = result.trim().parse().map_err(|_| at(format!("bad result '{}'", result.trim())))?;
+        if !(0.0..=1.0).contains(&result) {
+            return Err(at(format!("result {result} is not between 0 and 1")));
+        }
+        Position::from_fen(Arc::clone(variant), fen.trim()).map_err(|e| at(format!("bad FEN: {e}")))?;
+        samples.push(Sample { fen: fen.trim().to_string(), result });
+    }
+    Ok(samples)
+}

@@ -16,16 +16,18 @@ pub struct Row {
     pub terms: Vec<(u16, f32, f32)>,
     /// White's points from the game.
     pub result: f32,
+    /// The self-play search's score, White's view, in centipawns.
+    pub score: i32,
 }
 
 impl Row {
     /// The row of a traced position.
-    pub fn new(trace: &Trace, result: f32) -> Row {
+    pub fn new(trace: &Trace, result: f32, score: i32) -> Row {
         let phase = trace.phase as f32 / 256.0;
         let scale = trace.scale as f32 / 64.0;
         let terms =
             trace.terms.iter().map(|&(p, mg, eg)| (p, mg * phase * scale, eg * (1.0 - phase) * scale)).collect();
-        Row { terms, result }
+        Row { terms, result, score }
     }
 
     fn score(&self, w: &[[f64; 2]]) -> f64 {
@@ -42,6 +44,10 @@ pub struct FitPlan {
     pub threads: usize,
     /// Adam's step in centipawns at the start (it decays to a tenth).
     pub rate: f64,
+    /// Weight of the game result in the target (the rest: the search's score).
+    pub lambda: f64,
+    /// Penalty per (100 centipawns)^2 of each weight's distance from the start.
+    pub regularize: f64,
 }
 
 /// What the fit found.
@@ -65,7 +71,14 @@ fn sigmoid(x: f64) -> f64 {
 const CHUNKS: usize = 64;
 
 /// Mean loss of `rows` with weights `w` and scale `k`, and (if `grad`) its gradient.
-fn loss_and_gradient(rows: &[Row], w: &[[f64; 2]], k: f64, threads: usize, grad: bool) -> (f64, Vec<[f64; 2]>) {
+fn loss_and_gradient(
+    rows: &[Row],
+    w: &[[f64; 2]],
+    k: f64,
+    lambda: f64,
+    threads: usize,
+    grad: bool,
+) -> (f64, Vec<[f64; 2]>) {
     let chunk = rows.len().div_ceil(CHUNKS).max(1);
     let parts: Vec<&[Row]> = rows.chunks(chunk).collect();
     let mut results: Vec<(f64, Vec<[f64; 2]>)> = vec![(0.0, Vec::new()); parts.len()];
@@ -78,7 +91,9 @@ fn loss_and_gradient(rows: &[Row], w: &[[f64; 2]], k: f64, threads: usize, grad:
                     let mut loss = 0.0;
                     for row in rows.iter() {
                         let p = sigmoid(k * row.score(w) / 400.0);
-                        let error = row.result as f64 - p;
+                        let target =
+                            lambda * row.result as f64 + (1.0 - lambda) * sigmoid(k * row.score as f64 / 400.0);
+                        let error = target - p;
                         loss += error * error;
                         if grad {
                             let d = -2.0 * error * p * (1.0 - p) * k / 400.0;
@@ -113,7 +128,7 @@ fn fit_k(rows: &[Row], w: &[[f64; 2]], threads: usize) -> f64 {
     for _ in 0..40 {
         let c = b - ratio * (b - a);
         let d = a + ratio * (b - a);
-        if loss_and_gradient(rows, w, c, threads, false).0 < loss_and_gradient(rows, w, d, threads, false).0 {
+        if loss_and_gradient(rows, w, c, 1.0, threads, false).0 < loss_and_gradient(rows, w, d, 1.0, threads, false).0 {
             b = d;
         } else {
             a = c;
@@ -122,10 +137,10 @@ fn fit_k(rows: &[Row], w: &[[f64; 2]], threads: usize) -> f64 {
     (a + b) / 2.0
 }
 
-/// The mean loss of `rows` with integer weights and scale `k`.
-pub fn loss(rows: &[Row], weights: &[Weight], k: f64, threads: usize) -> f64 {
+/// The mean loss of `rows` with integer weights, scale `k` and result weight `lambda`.
+pub fn loss(rows: &[Row], weights: &[Weight], k: f64, lambda: f64, threads: usize) -> f64 {
     let w: Vec<[f64; 2]> = weights.iter().map(|w| [w.mg as f64, w.eg as f64]).collect();
-    loss_and_gradient(rows, &w, k, threads, false).0
+    loss_and_gradient(rows, &w, k, lambda, threads, false).0
 }
 
 /// Fits every weight to `rows`, starting from `start`; `report` gets the
@@ -133,12 +148,18 @@ pub fn loss(rows: &[Row], weights: &[Weight], k: f64, threads: usize) -> f64 {
 pub fn fit(rows: &[Row], start: &[Weight], plan: &FitPlan, mut report: impl FnMut(usize, f64)) -> Fitted {
     let mut w: Vec<[f64; 2]> = start.iter().map(|w| [w.mg as f64, w.eg as f64]).collect();
     let k = fit_k(rows, &w, plan.threads);
-    let loss_before = loss_and_gradient(rows, &w, k, plan.threads, false).0;
+    let loss_before = loss_and_gradient(rows, &w, k, plan.lambda, plan.threads, false).0;
+    let origin = w.clone();
     let (beta1, beta2, epsilon) = (0.9, 0.999, 1e-12);
     let mut m = vec![[0.0; 2]; w.len()];
     let mut v = vec![[0.0; 2]; w.len()];
     for epoch in 1..=plan.epochs {
-        let (current, g) = loss_and_gradient(rows, &w, k, plan.threads, true);
+        let (current, mut g) = loss_and_gradient(rows, &w, k, plan.lambda, plan.threads, true);
+        for (gi, (wi, oi)) in g.iter_mut().zip(w.iter().zip(&origin)) {
+            for j in 0..2 {
+                gi[j] += 2.0 * plan.regularize * (wi[j] - oi[j]) / 10_000.0;
+            }
+        }
         let rate = plan.rate * (1.0 - 0.9 * epoch as f64 / plan.epochs.max(1) as f64);
         for i in 0..w.len() {
             for j in 0..2 {
@@ -156,7 +177,7 @@ pub fn fit(rows: &[Row], start: &[Weight], plan: &FitPlan, mut report: impl FnMu
         }
     }
     let weights: Vec<Weight> = w.iter().map(|x| Weight { mg: x[0].round() as i32, eg: x[1].round() as i32 }).collect();
-    let loss_after = loss(rows, &weights, k, plan.threads);
+    let loss_after = loss(rows, &weights, k, plan.lambda, plan.threads);
     Fitted { k, loss_before, loss_after, weights }
 }
 
@@ -178,14 +199,15 @@ mod tests {
                 let counts: Vec<f32> = (0..3).map(|_| rng.gen_range(-2i32..=2) as f32).collect();
                 let terms: Vec<(u16, f32, f32)> =
                     counts.iter().enumerate().map(|(i, &c)| (i as u16, c * phase, c * (1.0 - phase))).collect();
-                let row = Row { terms, result: 0.0 };
+                let row = Row { terms, result: 0.0, score: 0 };
                 let w: Vec<[f64; 2]> = truth.iter().map(|w| [w.mg as f64, w.eg as f64]).collect();
                 let p = sigmoid(row.score(&w) / 400.0);
                 Row { result: if rng.gen_bool(p) { 1.0 } else { 0.0 }, ..row }
             })
             .collect();
         let start = [Weight::default(); 3];
-        let fitted = fit(&rows, &start, &FitPlan { epochs: 600, threads: 2, rate: 8.0 }, |_, _| {});
+        let plan = FitPlan { epochs: 600, threads: 2, rate: 8.0, lambda: 1.0, regularize: 0.0 };
+        let fitted = fit(&rows, &start, &plan, |_, _| {});
         assert!(fitted.loss_after < fitted.loss_before);
         // k is fitted first with all-zero weights, where any k fits equally;
         // compare the weights' ratios to the truth's instead of their size.

@@ -58,6 +58,14 @@ pub struct TuneArgs {
     /// Passes of the fit over the data.
     #[arg(long, default_value_t = 500)]
     pub epochs: usize,
+    /// Weight of the game result in the fit's target; the rest is the
+    /// self-play search's score (through the same logistic curve).
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f64,
+    /// Penalty on each weight's distance from where the fit starts, per
+    /// (100 centipawns)^2: keeps weights that the data barely sees in place.
+    #[arg(long, default_value_t = 1e-4)]
+    pub regularize: f64,
     /// Start self-play and the fit from the derived weights (`Evaluation
     /// hand`) instead of the variant's current `.eval` file.
     #[arg(long)]
@@ -107,11 +115,15 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
     let rows: Vec<Row> = samples
         .iter()
         .filter_map(|s| {
-            Position::from_fen(Arc::clone(&variant), &s.fen).ok().map(|pos| Row::new(&eval.trace(&pos), s.result))
+            Position::from_fen(Arc::clone(&variant), &s.fen).ok().map(|pos| Row::new(&eval.trace(&pos), s.result, s.score))
         })
         .collect();
     eprintln!("fitting {} weights to {} positions", 2 * eval.layout().len(), rows.len());
-    let plan = FitPlan { epochs: args.epochs, threads: args.threads, rate: 3.0 };
+    if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
+        return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
+    }
+    let plan =
+        FitPlan { epochs: args.epochs, threads: args.threads, rate: 1.0, lambda: args.lambda, regularize: args.regularize };
     let fitted = fit::fit(&rows, eval.weights(), &plan, |epoch, loss| eprintln!("  epoch {epoch:>4}: loss {loss:.6}"));
     println!(
         "positions {}  k {:.3}  loss before {:.6}  after {:.6}",
@@ -169,11 +181,11 @@ fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfP
 /// Header of a positions file.
 const DATA_HEADER: &str = "# menagerie tune positions:";
 
-/// Writes samples as `FEN | result` lines after a header naming the variant.
+/// Writes samples as `FEN | result | score` lines after a header naming the variant.
 fn write_samples(path: &Path, variant: &Variant, samples: &[Sample]) -> std::io::Result<()> {
     let mut text = format!("{DATA_HEADER} {}\n", variant.name);
     for s in samples {
-        let _ = writeln!(text, "{} | {}", s.fen, s.result);
+        let _ = writeln!(text, "{} | {} | {}", s.fen, s.result, s.score);
     }
     std::fs::write(path, text)
 }
@@ -194,13 +206,15 @@ fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Sample>, Stri
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let (fen, result) = line.rsplit_once('|').ok_or_else(|| at("expected 'FEN | result'".to_string()))?;
-        let result: f32 = result.trim().parse().map_err(|_| at(format!("bad result '{}'", result.trim())))?;
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [fen, result, score] = fields[..] else { return Err(at("expected 'FEN | result | score'".to_string())) };
+        let result: f32 = result.parse().map_err(|_| at(format!("bad result '{result}'")))?;
+        let score: i32 = score.parse().map_err(|_| at(format!("bad score '{score}'")))?;
         if !(0.0..=1.0).contains(&result) {
             return Err(at(format!("result {result} is not between 0 and 1")));
         }
-        Position::from_fen(Arc::clone(variant), fen.trim()).map_err(|e| at(format!("bad FEN: {e}")))?;
-        samples.push(Sample { fen: fen.trim().to_string(), result });
+        Position::from_fen(Arc::clone(variant), fen).map_err(|e| at(format!("bad FEN: {e}")))?;
+        samples.push(Sample { fen: fen.to_string(), result, score });
     }
     Ok(samples)
 }

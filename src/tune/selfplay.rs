@@ -1,5 +1,6 @@
 //! Self-play for the tuner: games at a fixed node count from seeded random
-//! openings, keeping quiet positions with the game's result (uses search,
+//! openings, keeping quiet positions with the game's result and the search's
+//! score (uses search,
 //! eval, tt, position).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +23,8 @@ pub struct Sample {
     pub fen: String,
     /// White's points from the game.
     pub result: f32,
+    /// The search's score of the position, White's view, in centipawns.
+    pub score: i32,
 }
 
 /// How to play the games.
@@ -134,7 +137,7 @@ fn play_game(
             }
         };
         if matches!(found.score, Score::Cp(_)) && !pos.in_setup() && !pos.in_check() && !is_capture(&pos, best) {
-            kept.push(pos.to_fen());
+            kept.push((pos.to_fen(), cp * white));
         }
         // Adjudication: a clear win for several plies, or a long dead level.
         winning =
@@ -149,7 +152,7 @@ fn play_game(
         }
         pos.make(best);
     };
-    kept.into_iter().map(|fen| Sample { fen, result }).collect()
+    kept.into_iter().map(|(fen, score)| Sample { fen, result, score }).collect()
 }
 
 /// The start position after `plies` random legal moves (setup choices

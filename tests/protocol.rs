@@ -176,6 +176,11 @@ fn uci_errors_keep_the_position_and_the_engine_alive() {
     for line in bad {
         s.send(line);
         s.expect_prefix(5, "info string error: ");
+        if line.starts_with("go ") {
+            // What is not understood is ignored: the search runs (here without a limit).
+            s.send("stop");
+            bestmove(&mut s, 5);
+        }
     }
     s.send("d");
     let fen = s.expect_prefix(5, "Fen: ");

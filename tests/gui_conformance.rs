@@ -129,3 +129,23 @@ fn uci_the_last_line_shown_is_the_move_played() {
     }
     s.quit("quit");
 }
+
+#[test]
+fn xboard_go_on_a_finished_game_answers_the_result() {
+    let mut s = Engine::start(&["xboard"]);
+    s.send("protover 2");
+    s.expect(10, "features", |l| l == "feature done=1");
+    for (fen, result) in [
+        ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "1-0 {White mates}"),
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "1/2-1/2 {Stalemate}"),
+        ("8/8/8/8/8/6k1/6q1/7K w - - 0 1", "0-1 {Black mates}"),
+    ] {
+        s.send("new");
+        s.send("force");
+        s.send(&format!("setboard {fen}"));
+        s.send("go");
+        s.send("ping 1");
+        assert_eq!(s.read_until(5, "pong", |l| l == "pong 1"), [result, "pong 1"]);
+    }
+    s.quit("quit");
+}

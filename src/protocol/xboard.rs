@@ -426,7 +426,10 @@ impl Session<'_> {
             "go" => {
                 self.st.force = false;
                 self.st.engine_side = self.engine.position().side_to_move();
-                self.maybe_think();
+                // A finished game (e.g. a mate set up with `setboard`) gets its result.
+                if !self.announce_result() {
+                    self.maybe_think();
+                }
             }
             "playother" => {
                 self.cancel();
@@ -614,7 +617,8 @@ impl Session<'_> {
 fn parse_level(args: &[&str]) -> Option<(u32, u64, u64)> {
     let [mps, base, inc] = args else { return None };
     let base_ms = match base.split_once(':') {
-        Some((m, s)) => m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000),
+        // Seconds may carry a fraction (`0:00.5`), as the match runner sends sub-second bases.
+        Some((m, s)) => m.parse::<u64>().ok().zip(seconds_to_ms(s)).map(|(m, s)| m * 60_000 + s),
         None => base.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).map(|m| (m * 60_000.0) as u64),
     }?;
     Some((mps.parse().ok()?, base_ms, seconds_to_ms(inc)?))
@@ -647,6 +651,15 @@ mod tests {
         assert_eq!(xboard_betza("NN"), "N0");
         assert_eq!(xboard_betza("mRcpR"), "mRcpR");
         assert_eq!(xboard_betza("fmW fcF ifmnD"), "fmWfcFifmnD");
+    }
+
+    #[test]
+    fn level_reads_minutes_and_seconds() {
+        assert_eq!(parse_level(&["40", "0:30", "0"]), Some((40, 30_000, 0)));
+        assert_eq!(parse_level(&["40", "0:00.5", "0"]), Some((40, 500, 0)));
+        assert_eq!(parse_level(&["0", "5", "0.1"]), Some((0, 300_000, 100)));
+        assert_eq!(parse_level(&["0", "0.5", "2"]), Some((0, 30_000, 2000)));
+        assert_eq!(parse_level(&["0", "1:x", "2"]), None);
     }
 
     #[test]

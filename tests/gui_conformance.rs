@@ -149,3 +149,77 @@ fn xboard_go_on_a_finished_game_answers_the_result() {
     }
     s.quit("quit");
 }
+
+/// The answers of a UCI session to `lines`, up to the final `readyok`.
+fn uci_answers(lines: &[&str]) -> Vec<String> {
+    let mut s = uci();
+    for l in lines {
+        s.send(l);
+    }
+    s.send("isready");
+    let out = s.read_until(10, "readyok", |l| l == "readyok");
+    s.quit("quit");
+    out
+}
+
+#[test]
+fn fen_men_on_ranks_their_variant_never_allows() {
+    let errors = uci_answers(&[
+        "position fen rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNP w - - 0 1",
+        "position fen rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNp w - - 0 1",
+        "position fen pnbqkbnr/1ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+        "setoption name UCI_Variant value clash1",
+        "position fen hrfbkmbfrh/g8g/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBUQKUBPR/3A2C3 w - - 0 1",
+    ]);
+    assert_eq!(
+        errors.iter().filter(|l| l.starts_with("info string error")).collect::<Vec<_>>(),
+        [
+            "info string error: white pawn on h8 stands on its promotion rank (it must promote there)",
+            "info string error: white pawn on h1 cannot be there: it moves only forward and never stands behind rank 2",
+            "info string error: black pawn on h1 stands on its promotion rank (it must promote there)",
+            "info string error: black pawn on a8 cannot be there: it moves only forward and never stands behind rank 7",
+            "info string error: white pawn on i2 cannot be there: it moves only forward and never stands behind rank 3",
+        ]
+    );
+    // Clockwork drops pawns on the first rank: a pawn there is legal.
+    let answers = uci_answers(&[
+        "setoption name UCI_Variant value clockwork",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNP[] w - - 0 1",
+        "d",
+    ]);
+    assert!(answers.iter().any(|l| l == "Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNP[] w - - 0 1"), "{answers:?}");
+    assert!(!answers.iter().any(|l| l.contains("error")), "{answers:?}");
+}
+
+#[test]
+fn play_plays_menageries_engine_by_default() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // Black (the engine) mates in one among 15 moves; a random mover would rarely find it.
+    let play = |extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(["play", "--fen", "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "--tc", "depth=3"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn play");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(b"quit\n");
+        }
+        let out = child.wait_with_output().expect("wait play");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let lines = play(&[]);
+    let said = |lines: &[String], start: &str| lines.iter().find(|l| l.starts_with(start)).cloned().unwrap_or_default();
+    assert_eq!(
+        said(&lines, "You play"),
+        "You play white against menagerie's engine (depth=3). Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends."
+    );
+    assert_eq!(said(&lines, "Engine plays"), "Engine plays Ra1# (a8a1)");
+    assert!(lines.iter().any(|l| l == "Black mates (0-1)"), "{lines:?}");
+    let lines = play(&["--random", "--seed", "5"]);
+    assert!(said(&lines, "You play").starts_with("You play white against a random mover (seed 5)."), "{lines:?}");
+}

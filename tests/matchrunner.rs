@@ -366,7 +366,7 @@ fn analyse_prints_multipv_lines() {
 fn play_against_random_mover() {
     use std::io::Write;
     let mut child = Command::new(BIN)
-        .args(["play", "--variant", "capablanca", "--seed", "3"])
+        .args(["play", "--variant", "capablanca", "--random", "--seed", "3"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

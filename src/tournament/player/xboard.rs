@@ -224,7 +224,9 @@ impl XboardPlayer {
                 _ => self.process.send(&format!("option {name}={value}"))?,
             }
         }
-        if start_fen != variant.start_fen {
+        // A variant with a setup phase starts after it in XBoard engines
+        // (`variant relocation` in menagerie): a game that plays it is set up.
+        if start_fen != variant.start_fen || variant.setup.is_some() {
             if !self.features.setboard {
                 return Err(PlayerError::Protocol("engine lacks setboard, cannot start from a FEN".to_string()));
             }

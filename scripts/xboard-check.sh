@@ -17,7 +17,8 @@ GAMES=${1:-2}
 [ $# -gt 0 ] && shift
 VARIANTS=${*:-"normal capablanca caparandom relocation clash1 clash2 clash3 clash4 clash5"}
 OUT=${OUT:-target/xboard-check}
-ENGINE="$(pwd)/target/release/menagerie xboard"
+case "$OUT" in /*) ;; *) OUT="$(pwd)/$OUT" ;; esac
+ENGINE="$OUT/menagerie xboard"
 XBOARD=$(command -v xboard || echo /usr/games/xboard)
 # Fast games that still end by the rules: depth 5 at most, 30 s + 0.5 s a move.
 TC=${TC:-"-tc 0:30 -inc 0.5 -sd 5"}
@@ -28,6 +29,8 @@ if [ ! -x "$XBOARD" ] || ! command -v Xvfb >/dev/null; then
 fi
 [ -x target/release/menagerie ] || { echo "build first: cargo build --release"; exit 2; }
 mkdir -p "$OUT"
+# A copy, so that a rebuild during the run does not pull the engine away.
+cp target/release/menagerie "$OUT/menagerie"
 DISPLAY_NUMBER=${DISPLAY_NUMBER:-57}
 Xvfb ":$DISPLAY_NUMBER" -screen 0 1280x1024x24 >/dev/null 2>&1 &
 XVFB=$!
@@ -51,7 +54,7 @@ for variant in $VARIANTS; do
             position="-lpf $OUT/arrays.fen -lpi $(( (game * 59) % 144 + 1 ))"
         fi
         # shellcheck disable=SC2086
-        timeout 900 "$XBOARD" -fcp "$ENGINE" -scp "$ENGINE" -variant "$variant" -mg 1 $TC $position \
+        timeout 600 "$XBOARD" -fcp "$ENGINE" -scp "$ENGINE" -variant "$variant" -mg 1 $TC $position \
             -sgf "$pgn" -debug -nameOfDebugFile "$log" -popupExitMessage false -autoCallFlag true \
             -testLegality true >/dev/null 2>&1
         result=$(sed -n 's/^\[Result "\(.*\)"\]/\1/p' "$pgn" 2>/dev/null | head -n 1)

@@ -21,7 +21,7 @@ case "$OUT" in /*) ;; *) OUT="$(pwd)/$OUT" ;; esac
 ENGINE="$OUT/menagerie xboard"
 XBOARD=$(command -v xboard || echo /usr/games/xboard)
 # Fast games that still end by the rules: depth 5 at most, 30 s + 0.5 s a move.
-TC=${TC:-"-tc 0:30 -inc 0.5 -sd 5"}
+TC=${TC:-"-tc 0:30 -inc 0.5 -searchDepth 5"}
 
 if [ ! -x "$XBOARD" ] || ! command -v Xvfb >/dev/null; then
     echo "SKIPPED: xboard or Xvfb not installed"

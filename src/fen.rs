@@ -68,6 +68,30 @@ pub enum FenError {
         /// How many were found.
         count: usize,
     },
+    /// A man that promotes stands on its promotion rank.
+    #[error("{color} {piece} on {square} stands on its promotion rank (it must promote there)")]
+    OnPromotionRank {
+        /// Colour name.
+        color: &'static str,
+        /// Piece name.
+        piece: String,
+        /// The square.
+        square: Square,
+    },
+    /// A man that only moves forward stands behind every rank it can reach.
+    #[error(
+        "{color} {piece} on {square} cannot be there: it moves only forward and never stands behind rank {lowest}"
+    )]
+    BehindItsRanks {
+        /// Colour name.
+        color: &'static str,
+        /// Piece name.
+        piece: String,
+        /// The square.
+        square: Square,
+        /// The lowest rank (1-based, as on the board) it can stand on.
+        lowest: u8,
+    },
     /// Bad relocation (7th) field.
     #[error("bad setup field {0:?}")]
     BadSetup(String),
@@ -85,6 +109,66 @@ pub enum FenError {
         /// The move list's capacity.
         capacity: usize,
     },
+}
+
+/// Men that promote (pawns) may not stand on their promotion rank, and,
+/// when they only move forward, not behind the ranks where they start or may
+/// be dropped or swapped to: a chess pawn on the 1st or 8th rank.
+fn check_men_that_promote(pos: &Position) -> Result<(), FenError> {
+    let variant = pos.variant();
+    for &sq in pos.squares() {
+        let cell = pos.cell(sq);
+        if !cell.is_piece() {
+            continue;
+        }
+        let (color, kind) = (cell.color(), cell.kind());
+        if variant.promotions[color][kind.index()].is_empty() {
+            continue;
+        }
+        let piece = || variant.pieces[kind.index()].name.clone();
+        if sq.rank() == variant.promotion_rank[color] {
+            return Err(FenError::OnPromotionRank { color: color.name(), piece: piece(), square: sq });
+        }
+        if let Some(lowest) = lowest_rank(variant, color, kind) {
+            let behind = match color {
+                Color::White => sq.rank() < lowest,
+                Color::Black => sq.rank() > lowest,
+            };
+            if behind {
+                return Err(FenError::BehindItsRanks {
+                    color: color.name(),
+                    piece: piece(),
+                    square: sq,
+                    lowest: lowest + 1,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The absolute rank nearest `color`'s own side that a man of `kind` can
+/// reach: None when it can move backward (or never enters the game). It
+/// enters on its initial ranks (the start position's by default), by a drop
+/// where drops are not forbidden, or by a setup swap on the first rank.
+fn lowest_rank(variant: &Variant, color: Color, kind: PieceKind) -> Option<u8> {
+    if !variant.pieces[kind.index()].rules.iter().all(|r| r.never_backward()) {
+        return None;
+    }
+    let ranks = variant.shape.ranks;
+    let mut entry = variant.initial_ranks[color][kind.index()];
+    if variant.hands {
+        entry |= !variant.drop_forbidden[color][kind.index()];
+    }
+    if variant.setup.as_ref().is_some_and(|s| (s.movers | s.partners) >> kind.0 & 1 != 0) {
+        entry |= 1 << variant.absolute_rank(color, 1);
+    }
+    let entry = entry & ((1u32 << ranks) - 1) as u16;
+    let forward = (0..ranks).filter(|&r| entry >> r & 1 != 0);
+    match color {
+        Color::White => forward.min(),
+        Color::Black => forward.max(),
+    }
 }
 
 impl Position {
@@ -174,6 +258,7 @@ impl Position {
                 return Err(FenError::RankWidth { rank: rank + 1, found: file, expected: shape.files });
             }
         }
+        check_men_that_promote(&pos)?;
         if let Some(royal) = variant.royal {
             for color in Color::ALL {
                 let count =

@@ -65,7 +65,7 @@ enum Command {
     Variants,
     /// Play a match or round robin between engines, refereed by the rules core.
     Match(menagerie::tournament::cli::MatchArgs),
-    /// Play against an engine (or a random mover) in the terminal.
+    /// Play against menagerie (or another engine, or a random mover) in the terminal.
     Play(menagerie::tournament::play::PlayArgs),
     /// Analyse a position with a UCI engine (MultiPV, text or JSON).
     #[command(alias = "analyze")]

@@ -165,11 +165,11 @@ mod tests {
         let fen = "4h4k/10/10/10/10/4n5/10/10/10/4R4K w - - 0 1";
         assert_eq!(exchange("clash1", fen, "e1e5"), 300);
         // A capturer leaving the line gives a cannon its attack: white cannon
-        // e1, own pawn e2 as screen, own rook e4 in the way. RxN on e5 leaves
-        // e4 and the cannon hops e2 to e5: 300 - 500 + 500.
-        let fen = "4r4k/10/10/10/10/4n5/4R5/10/4P5/4H4K w - - 0 1";
+        // e2, own pawn e3 as screen, own rook e4 in the way. RxN on e5 leaves
+        // e4 and the cannon hops e3 to e5: 300 - 500 + 500.
+        let fen = "4r4k/10/10/10/10/4n5/4R5/4P5/4H5/9K w - - 0 1";
         assert_eq!(exchange("clash1", fen, "e4e5"), 300);
-        let fen = "4r4k/10/10/10/10/4n5/4R5/10/4P5/9K w - - 0 1";
+        let fen = "4r4k/10/10/10/10/4n5/4R5/4P5/10/9K w - - 0 1";
         assert_eq!(exchange("clash1", fen, "e4e5"), -200);
     }
 
@@ -180,16 +180,16 @@ mod tests {
         // leo has no screen any more, so the second white rook wins: +300.
         let fen = "4l2k2/10/4r5/10/10/R3n4R/10/10/10/9K w - - 0 1";
         assert_eq!(exchange("clash2", fen, "a5e5"), 300);
-        // With a pawn on e9 as well the leo keeps a screen after the rook
+        // With the king on e9 as well the leo keeps a screen after the rook
         // leaves (e9), and recaptures: N - R + R - R = -200.
-        let fen = "4l2k2/4p5/4r5/10/10/R3n4R/10/10/10/9K w - - 0 1";
+        let fen = "4l5/4k5/4r5/10/10/R3n4R/10/10/10/9K w - - 0 1";
         assert_eq!(exchange("clash2", fen, "a5e5"), -200);
     }
 
     #[test]
     fn monk_and_giraffe_recapture() {
-        // Clash 3: a black monk (mBcpB) on b10 guards e7 over the pawn on c9.
-        let fen = "1o7k/2p7/10/4n5/10/10/10/10/10/4R4K w - - 0 1";
+        // Clash 3: a black monk (mBcpB) on b10 guards e7 over the king on c9.
+        let fen = "1o8/2k7/10/4n5/10/10/10/10/10/4R4K w - - 0 1";
         assert_eq!(exchange("clash3", fen, "e1e7"), -200);
         // Clash 1: a black giraffe (a diagonal step, then three or more
         // squares straight on) on d10 reaches e5 through e9..e6.

@@ -99,11 +99,11 @@ fn illegal_move() {
 fn giant_numbers() {
     uci_says(
         &["go depth 99999999999999999999"],
-        "info string error: bad go command: bad value \"99999999999999999999\" for depth",
+        "info string error: bad go command: bad value \"99999999999999999999\" for depth (ignored)",
     );
     uci_says(
         &["go movetime 99999999999999999999999"],
-        "info string error: bad go command: bad value \"99999999999999999999999\" for movetime",
+        "info string error: bad go command: bad value \"99999999999999999999999\" for movetime (ignored)",
     );
     uci_says(
         &["setoption name Hash value 99999999999"],

@@ -22,7 +22,12 @@ fn registry() -> Registry {
 /// The first legal move of the variant's start position (UCI text) and the FEN after it.
 fn first_move(registry: &Registry, name: &str) -> (String, String) {
     let v = registry.get(name).expect("variant ships");
-    let mut pos = Position::startpos(Arc::clone(&v)).expect("start position");
+    let pos = Position::startpos(Arc::clone(&v)).expect("start position");
+    first_move_of(pos)
+}
+
+/// The first legal move of `pos` (UCI text) and the FEN after it.
+fn first_move_of(mut pos: Position) -> (String, String) {
     let mut list = MoveList::new();
     pos.generate_legal(&mut list);
     let m = list[0];
@@ -176,6 +181,11 @@ fn uci_errors_keep_the_position_and_the_engine_alive() {
     for line in bad {
         s.send(line);
         s.expect_prefix(5, "info string error: ");
+        if line.starts_with("go ") {
+            // What is not understood is ignored: the search runs (here without a limit).
+            s.send("stop");
+            bestmove(&mut s, 5);
+        }
     }
     s.send("d");
     let fen = s.expect_prefix(5, "Fen: ");
@@ -286,6 +296,11 @@ fn xboard_every_variant() {
         let v = reg.get(&name).expect("variant ships");
         // XBoard's own name for chess is `normal`.
         let xname = if name == "chess" { "normal".to_string() } else { name.clone() };
+        if v.hands {
+            // Captured men go back to their owner: XBoard's holdings cannot, so not offered.
+            assert!(!features.contains(&xname), "{features}");
+            continue;
+        }
         assert!(features.contains(&xname), "{features}");
         s.send("new");
         s.send(&format!("variant {xname}"));
@@ -299,7 +314,13 @@ fn xboard_every_variant() {
         s.expect(5, "pong", |l| l == format!("pong {n}"));
 
         // Set a position by moves, let the engine answer within a fixed time.
-        let (mv, fen_after) = first_move(&reg, &name);
+        // XBoard games start after a setup phase (the arrays both sides keep).
+        let mut start = Position::startpos(Arc::clone(&v)).expect("start position");
+        while start.in_setup() {
+            let pass = start.parse_move("0000").expect("a setup pass");
+            start.make(pass);
+        }
+        let (mv, fen_after) = first_move_of(start);
         s.send("force");
         s.send(&format!("usermove {}", xboard_text(&reg, &name, &mv)));
         s.send("st 1");

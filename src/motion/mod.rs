@@ -148,6 +148,16 @@ pub struct CompiledRule {
 type Delta = (i32, i32);
 
 impl MoveRule {
+    /// True when no move of this rule ends on a rank behind its start (for
+    /// its owner): a man with only such rules never goes back.
+    pub fn never_backward(&self) -> bool {
+        let back = match self.motion {
+            Motion::Bent { second, .. } => self.dy < 0 || second.1 < 0,
+            Motion::Leap | Motion::Lame { .. } | Motion::Ride { .. } | Motion::Hop => self.dy < 0,
+        };
+        !back
+    }
+
     /// The squares (file, rank) this rule can reach from `from` on a board of
     /// `files x ranks`, ignoring what would block it (a hop counts every square
     /// from the second on): the loader's bound on a variant's move count.

@@ -88,13 +88,13 @@ fn a_cannon_attacks_only_over_exactly_one_screen() {
 
 #[test]
 fn leo_and_monk_hop_over_any_man() {
-    let pos = position("clash4", "k9/10/10/10/10/10/10/10/2P1p5/1L1O5K w - - 0 1");
-    assert_eq!(attackers(&pos, "d3", Color::White), ["b1^c2", "c2"]);
-    assert_eq!(attackers(&pos, "e4", Color::White), ["b1^c2"]);
-    assert_eq!(attackers(&pos, "f3", Color::White), ["d1^e2"]);
-    assert_eq!(attackers(&pos, "e1", Color::White), ["b1^d1"]);
-    assert!(attackers(&pos, "c2", Color::White).is_empty(), "an adjacent man is a screen, not a target");
-    assert_eq!(attackers(&pos, "d1", Color::Black), ["e2"]);
+    let pos = position("clash4", "k9/10/10/10/10/10/10/2P1p5/1L1O5K/10 w - - 0 1");
+    assert_eq!(attackers(&pos, "d4", Color::White), ["b2^c3", "c3"]);
+    assert_eq!(attackers(&pos, "e5", Color::White), ["b2^c3"]);
+    assert_eq!(attackers(&pos, "f4", Color::White), ["d2^e3"]);
+    assert_eq!(attackers(&pos, "e2", Color::White), ["b2^d2"]);
+    assert!(attackers(&pos, "c3", Color::White).is_empty(), "an adjacent man is a screen, not a target");
+    assert_eq!(attackers(&pos, "d2", Color::Black), ["e3"]);
 }
 
 #[test]

@@ -76,7 +76,8 @@ pub fn variant_line(engine: &Engine) -> String {
 
 fn set_option(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> {
     // setoption name NAME... [value VALUE...]; names and values may contain spaces.
-    let Some(("name", rest)) = args.split_first().map(|(a, r)| (*a, r)) else {
+    // Words before `name` are not understood: skipped.
+    let Some(rest) = args.iter().position(|&t| t == "name").map(|i| &args[i + 1..]) else {
         return Err(syntax("setoption", "expected 'name'"));
     };
     let split = rest.iter().position(|&t| t == "value");
@@ -105,21 +106,26 @@ fn position(engine: &mut Engine, args: &[&str]) -> Result<(), UciError> {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
     };
-    match setup.split_first() {
-        Some((&"startpos", [])) => engine.set_position(None, moves)?,
-        Some((&"fen", fen)) if !fen.is_empty() => engine.set_position(Some(&fen.join(" ")), moves)?,
+    // Words not understood before `startpos`/`fen` and after `startpos` are skipped.
+    let kind = setup.iter().position(|&t| t == "startpos" || t == "fen").map(|i| (setup[i], &setup[i + 1..]));
+    match kind {
+        Some(("startpos", _)) => engine.set_position(None, moves)?,
+        Some(("fen", fen)) if !fen.is_empty() => engine.set_position(Some(&fen.join(" ")), moves)?,
         _ => return Err(syntax("position", "expected 'startpos' or 'fen FEN'")),
     }
     Ok(())
 }
 
-fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<'_, &str>, what: &str) -> Result<T, UciError> {
-    let text = tokens.next().ok_or_else(|| syntax("go", format!("missing value after {what}")))?;
-    // GUIs sometimes send negative clock times when a flag falls: read them as 0.
-    if text.starts_with('-') && text[1..].chars().all(|c| c.is_ascii_digit()) && text.len() > 1 {
-        return "0".parse().map_err(|_| syntax("go", format!("bad value {text:?} for {what}")));
-    }
-    text.parse().map_err(|_| syntax("go", format!("bad value {text:?} for {what}")))
+/// Reads the value after `what`. GUIs sometimes send negative clock times
+/// when a flag falls: those read as 0.
+fn number<T: std::str::FromStr>(tokens: &mut std::slice::Iter<'_, &str>, what: &str) -> Result<T, String> {
+    let Some(text) = tokens.as_slice().first().filter(|t| !is_go_keyword(t)) else {
+        return Err(format!("missing value after {what}"));
+    };
+    tokens.next();
+    let digits = text.strip_prefix('-').filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+    let parsed = if digits.is_some() { "0".parse() } else { text.parse() };
+    parsed.map_err(|_| format!("bad value {text:?} for {what}"))
 }
 
 /// Formats an `info` line.
@@ -142,50 +148,68 @@ pub fn info_line(info: &PvInfo, pv: &[String]) -> String {
     )
 }
 
+/// `go`: as the UCI specification asks, what is not understood (an unknown
+/// word, a malformed value, an illegal search move) is reported and ignored,
+/// and the search still starts, so that every `go` ends in `bestmove`.
 fn go(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> {
     let mut limits = Limits::default();
     let mut tokens = args.iter();
     let mut search_moves = Vec::new();
+    let mut ignored = Vec::new();
+    let mut unknown: Vec<&str> = Vec::new();
     while let Some(&token) = tokens.next() {
-        match token {
+        let set = match token {
             "perft" => {
-                let depth: u32 = number(&mut tokens, "perft")?;
+                let depth: u32 = number(&mut tokens, "perft").map_err(|reason| syntax("go", reason))?;
                 if !(1..=MAX_PERFT_DEPTH).contains(&depth) {
                     return Err(syntax("go", format!("perft depth must be 1 to {MAX_PERFT_DEPTH}, not {depth}")));
                 }
-                let rows = engine.perft(depth);
-                for (m, n) in &rows {
-                    send(out, &format!("{m}: {n}"));
-                }
-                let total: u64 = rows.iter().map(|r| r.1).sum();
-                send(out, "");
-                send(out, &format!("Nodes searched: {total}"));
-                send(out, "");
+                perft(engine, depth, out);
                 return Ok(());
             }
-            "depth" => limits.depth = Some(number(&mut tokens, token)?),
-            "nodes" => limits.nodes = Some(number(&mut tokens, token)?),
-            "movetime" => limits.movetime = Some(number(&mut tokens, token)?),
-            "wtime" => limits.wtime = Some(number(&mut tokens, token)?),
-            "btime" => limits.btime = Some(number(&mut tokens, token)?),
-            "winc" => limits.winc = Some(number(&mut tokens, token)?),
-            "binc" => limits.binc = Some(number(&mut tokens, token)?),
-            "movestogo" => limits.movestogo = Some(number(&mut tokens, token)?),
-            "mate" => limits.mate = Some(number(&mut tokens, token)?),
-            "infinite" => limits.infinite = true,
-            "ponder" => limits.ponder = true,
+            "depth" => number(&mut tokens, token).map(|n| limits.depth = Some(n)),
+            "nodes" => number(&mut tokens, token).map(|n| limits.nodes = Some(n)),
+            "movetime" => number(&mut tokens, token).map(|n| limits.movetime = Some(n)),
+            "wtime" => number(&mut tokens, token).map(|n| limits.wtime = Some(n)),
+            "btime" => number(&mut tokens, token).map(|n| limits.btime = Some(n)),
+            "winc" => number(&mut tokens, token).map(|n| limits.winc = Some(n)),
+            "binc" => number(&mut tokens, token).map(|n| limits.binc = Some(n)),
+            "movestogo" => number(&mut tokens, token).map(|n| limits.movestogo = Some(n)),
+            "mate" => number(&mut tokens, token).map(|n| limits.mate = Some(n)),
+            "infinite" => {
+                limits.infinite = true;
+                Ok(())
+            }
+            "ponder" => {
+                limits.ponder = true;
+                Ok(())
+            }
             "searchmoves" => {
                 // Every following token that is not a keyword is a move.
-                let rest: Vec<&str> = tokens.clone().copied().take_while(|t| !is_go_keyword(t)).collect();
-                for _ in 0..rest.len() {
+                while let Some(&m) = tokens.as_slice().first().filter(|t| !is_go_keyword(t)) {
                     tokens.next();
+                    search_moves.push(m);
                 }
-                search_moves = rest;
+                Ok(())
             }
-            other => return Err(syntax("go", format!("unknown parameter {other:?}"))),
+            other => {
+                unknown.push(other);
+                continue;
+            }
+        };
+        ignored.extend(take_unknown(&mut unknown));
+        ignored.extend(set.err());
+    }
+    ignored.extend(take_unknown(&mut unknown));
+    for text in search_moves {
+        match engine.parse_moves(&[text]) {
+            Ok(m) => limits.search_moves.extend(m),
+            Err(e) => ignored.push(format!("searchmoves: {e}")),
         }
     }
-    limits.search_moves = engine.parse_moves(&search_moves)?;
+    for reason in ignored {
+        send(out, &format!("info string error: bad go command: {reason} (ignored)"));
+    }
     let out = out.clone();
     engine.go(limits, move |event| match event {
         EngineEvent::Info { info, pv } => send(&out, &info_line(&info, &pv)),
@@ -202,6 +226,24 @@ fn go(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), UciError> 
         }
     })?;
     Ok(())
+}
+
+/// The run of words not understood so far, as one message (and empties it).
+fn take_unknown(unknown: &mut Vec<&str>) -> Option<String> {
+    let words = std::mem::take(unknown);
+    (!words.is_empty()).then(|| format!("unknown parameter {:?}", words.join(" ")))
+}
+
+/// `go perft DEPTH`: moves with their counts, then the total.
+fn perft(engine: &mut Engine, depth: u32, out: &Output) {
+    let rows = engine.perft(depth);
+    for (m, n) in &rows {
+        send(out, &format!("{m}: {n}"));
+    }
+    let total: u64 = rows.iter().map(|r| r.1).sum();
+    send(out, "");
+    send(out, &format!("Nodes searched: {total}"));
+    send(out, "");
 }
 
 fn is_go_keyword(t: &str) -> bool {
@@ -230,9 +272,35 @@ enum Flow {
     Switch(Protocol),
 }
 
+/// The commands this loop knows.
+const COMMANDS: [&str; 13] = [
+    "uci",
+    "isready",
+    "ucinewgame",
+    "setoption",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+    "d",
+    "xboard",
+    "debug",
+    "register",
+];
+
 fn command(engine: &mut Engine, line: &str, first: bool, out: &Output) -> Result<Flow, UciError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
-    let Some((&cmd, args)) = tokens.split_first() else { return Ok(Flow::Continue) };
+    if tokens.is_empty() {
+        return Ok(Flow::Continue);
+    }
+    // UCI: words not understood are skipped and the rest of the line is read
+    // ("joho isready" answers readyok); a line with no command is an error.
+    let Some(at) = tokens.iter().position(|t| COMMANDS.contains(t)) else {
+        return Err(UciError::UnknownCommand(super::quote(line.trim())));
+    };
+    let (cmd, args) = (tokens[at], &tokens[at + 1..]);
+    let first = first && at == 0;
     match cmd {
         "uci" => identify(engine, out),
         "isready" => send(out, "readyok"),
@@ -249,9 +317,9 @@ fn command(engine: &mut Engine, line: &str, first: bool, out: &Output) -> Result
             }
         }
         "xboard" if first => return Ok(Flow::Switch(Protocol::Xboard)),
-        // Accepted and ignored, as the UCI specification asks.
-        "debug" | "register" => {}
-        _ => return Err(UciError::UnknownCommand(super::quote(line.trim()))),
+        // Accepted and ignored, as the UCI specification asks (and `xboard`
+        // after the first command).
+        _ => {}
     }
     Ok(Flow::Continue)
 }

@@ -5,10 +5,11 @@
 //!
 //! XBoard numbers the ranks of 10-rank boards from 0 (`a0`..`j9`) where UCI
 //! and our FENs number them from 1, so move text is translated both ways.
-//! Relocation's setup phase cannot be expressed in XBoard's rules: the
-//! engine accepts the swaps as typed moves (`f1i1`, pass `@@@@` or `f1f1`)
-//! and plays its own setup choice as an ordinary `move` (XBoard needs
-//! legality testing switched off for that).
+//! XBoard cannot play Relocation's setup phase (it refuses a king moving
+//! onto its own man), so `variant relocation` starts after it; a `setboard`
+//! array starts there too. Variants whose captured men go back to their
+//! owner's hand (Clockwork) are not offered: XBoard's holdings give them to
+//! the capturer.
 
 use std::sync::mpsc::{Receiver, Sender};
 
@@ -18,7 +19,7 @@ use crate::moves::MoveKind;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, MAX_HASH_MIB};
 use crate::outcome::GameEnd;
-use crate::piece::Color;
+use crate::piece::{Color, PieceKind};
 use crate::search::{Limits, Score};
 use crate::variant::Variant;
 
@@ -44,24 +45,55 @@ fn xboard_name(engine: &Engine, variant: &Variant) -> String {
     }
 }
 
-/// Betza for XBoard: a doubled atom (`NN`, a rider) is written with the
-/// range suffix `0`, because XBoard reads `NN` as a plain knight.
-fn xboard_betza(betza: &str) -> String {
-    let chars: Vec<char> = betza.chars().collect();
+/// Betza in XBoard's dialect (XBetza), atom by atom:
+/// - a doubled atom (`NN`, a rider) gets the range suffix `0`, because
+///   XBoard reads `NN` as a plain knight;
+/// - a king or queen atom with direction modifiers is split into its
+///   orthogonal and diagonal atoms (`fK` is `fWfF`), because XBoard reads
+///   directions on K and Q in another system;
+/// - for a man that takes en passant (`takes_en_passant`), capture-only
+///   atoms get `e` (`fcF` is `fceF`), else XBoard refuses every e.p. capture.
+fn xboard_betza(betza: &str, takes_en_passant: bool) -> String {
+    let text: String = betza.split_whitespace().collect();
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
-        if c.is_ascii_uppercase() && chars.get(i + 1) == Some(&c) {
-            out.push(c);
-            out.push('0');
-            i += 2;
-        } else {
-            out.push(c);
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_lowercase() {
             i += 1;
         }
+        let mut modifiers: String = chars[start..i].iter().collect();
+        let Some(&atom) = chars.get(i) else {
+            out.push_str(&modifiers);
+            break;
+        };
+        i += 1;
+        let rider = chars.get(i) == Some(&atom);
+        if rider {
+            i += 1;
+        }
+        let mut range = String::new();
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            range.push(chars[i]);
+            i += 1;
+        }
+        if rider {
+            range = "0".to_string();
+        }
+        if takes_en_passant && modifiers.contains('c') && !modifiers.contains('m') && !modifiers.contains('e') {
+            modifiers = modifiers.replacen('c', "ce", 1);
+        }
+        let directed = modifiers.chars().any(|c| "fblrvs".contains(c));
+        match atom {
+            'K' | 'Q' if directed => {
+                let (straight, diagonal) = if atom == 'K' { ('W', 'F') } else { ('R', 'B') };
+                out.push_str(&format!("{modifiers}{straight}{range}{modifiers}{diagonal}{range}"));
+            }
+            _ => out.push_str(&format!("{modifiers}{atom}{range}")),
+        }
     }
-    out.split_whitespace().collect()
+    out
 }
 
 /// `setup` and `piece` lines describing an engine-defined variant, or
@@ -92,10 +124,14 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
     let white: String = table.iter().collect();
     let black = white.to_ascii_lowercase();
     let pocket = if v.hands { v.pieces.len() } else { 0 };
+    // The game's start: the variant's, or after a setup phase XBoard cannot play.
+    let fen = engine.position().to_fen();
+    let start = fen.split_whitespace().take(6).collect::<Vec<_>>().join(" ");
     let mut lines =
-        vec![format!("setup ({white}{black}) {}x{}+{pocket}_{parent} {}", v.shape.files, v.shape.ranks, v.start_fen)];
+        vec![format!("setup ({white}{black}) {}x{}+{pocket}_{parent} {start}", v.shape.files, v.shape.ranks)];
     for (k, p) in v.pieces.iter().enumerate() {
-        let mut betza = p.xboard_betza.clone().unwrap_or_else(|| xboard_betza(&p.betza));
+        let takes_en_passant = v.is_en_passant_kind(PieceKind(k as u8));
+        let mut betza = p.xboard_betza.clone().unwrap_or_else(|| xboard_betza(&p.betza, takes_en_passant));
         if v.royal.is_some_and(|r| r.index() == k) {
             if let Some(c) = &v.castling {
                 betza.push_str(&format!("O{}", (c.king_files[1] as i32 - c.king_files[0] as i32) / 2));
@@ -233,7 +269,10 @@ impl Session<'_> {
     }
 
     fn features(&self) {
-        let names: Vec<String> = self.engine.registry().variants().map(|v| xboard_name(self.engine, v)).collect();
+        // Hands here go back to the captured man's owner (Clockwork); XBoard's
+        // holdings give captures to the capturer, so such variants are not offered.
+        let names: Vec<String> =
+            self.engine.registry().variants().filter(|v| !v.hands).map(|v| xboard_name(self.engine, v)).collect();
         self.send("feature done=0");
         self.send(&format!(
             "feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 \
@@ -426,7 +465,10 @@ impl Session<'_> {
             "go" => {
                 self.st.force = false;
                 self.st.engine_side = self.engine.position().side_to_move();
-                self.maybe_think();
+                // A finished game (e.g. a mate set up with `setboard`) gets its result.
+                if !self.announce_result() {
+                    self.maybe_think();
+                }
             }
             "playother" => {
                 self.cancel();
@@ -533,11 +575,23 @@ impl Session<'_> {
         }
     }
 
-    /// `variant NAME`: switches and describes it when XBoard does not know it.
+    /// `variant NAME`: switches and describes it when XBoard does not know
+    /// it. XBoard cannot play a setup phase (Relocation's swaps: it refuses a
+    /// king moving onto its own man), so the game starts after it, from the
+    /// array both sides keep; `setboard` gives any other array.
     fn variant(&mut self, name: &str, line: &str) {
         self.cancel();
         match self.engine.set_variant(name) {
             Ok(_) => {
+                let mut pos = self.engine.position().clone();
+                while pos.in_setup() {
+                    let Ok(pass) = pos.parse_move("0000") else { break };
+                    pos.make(pass);
+                }
+                if pos.to_fen() != self.engine.position().to_fen() {
+                    // The position comes from the variant's own start: it loads.
+                    let _ = self.engine.set_position(Some(&pos.to_fen()), &[]);
+                }
                 for l in variant_definition(self.engine) {
                     self.send(&l);
                 }
@@ -614,7 +668,8 @@ impl Session<'_> {
 fn parse_level(args: &[&str]) -> Option<(u32, u64, u64)> {
     let [mps, base, inc] = args else { return None };
     let base_ms = match base.split_once(':') {
-        Some((m, s)) => m.parse::<u64>().ok().zip(s.parse::<u64>().ok()).map(|(m, s)| m * 60_000 + s * 1000),
+        // Seconds may carry a fraction (`0:00.5`), as the match runner sends sub-second bases.
+        Some((m, s)) => m.parse::<u64>().ok().zip(seconds_to_ms(s)).map(|(m, s)| m * 60_000 + s),
         None => base.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).map(|m| (m * 60_000.0) as u64),
     }?;
     Some((mps.parse().ok()?, base_ms, seconds_to_ms(inc)?))
@@ -644,9 +699,33 @@ mod tests {
 
     #[test]
     fn riders_are_written_with_a_range() {
-        assert_eq!(xboard_betza("NN"), "N0");
-        assert_eq!(xboard_betza("mRcpR"), "mRcpR");
-        assert_eq!(xboard_betza("fmW fcF ifmnD"), "fmWfcFifmnD");
+        assert_eq!(xboard_betza("NN", false), "N0");
+        assert_eq!(xboard_betza("mRcpR", false), "mRcpR");
+        assert_eq!(xboard_betza("KAD", false), "KAD");
+    }
+
+    #[test]
+    fn pawns_that_take_en_passant_say_so() {
+        assert_eq!(xboard_betza("fmW fcF ifmnD", true), "fmWfceFifmnD");
+        assert_eq!(xboard_betza("fmW fcF ifmnD", false), "fmWfcFifmnD");
+        // A man without a capture-only move has nothing to mark.
+        assert_eq!(xboard_betza("fmW ifmnD", true), "fmWifmnD");
+    }
+
+    #[test]
+    fn directed_kings_and_queens_are_split() {
+        assert_eq!(xboard_betza("fK", false), "fWfF");
+        assert_eq!(xboard_betza("fmQ", false), "fmRfmB");
+        assert_eq!(xboard_betza("K", false), "K");
+    }
+
+    #[test]
+    fn level_reads_minutes_and_seconds() {
+        assert_eq!(parse_level(&["40", "0:30", "0"]), Some((40, 30_000, 0)));
+        assert_eq!(parse_level(&["40", "0:00.5", "0"]), Some((40, 500, 0)));
+        assert_eq!(parse_level(&["0", "5", "0.1"]), Some((0, 300_000, 100)));
+        assert_eq!(parse_level(&["0", "0.5", "2"]), Some((0, 30_000, 2000)));
+        assert_eq!(parse_level(&["0", "1:x", "2"]), None);
     }
 
     #[test]

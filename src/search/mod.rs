@@ -1219,11 +1219,15 @@ impl<'a> Search<'a> {
         let mut completed = 0;
         let mut last_best = root[0].mv;
         let mut stable_iterations = 0;
+        // The head of the last first line reported, and the iteration reached.
+        let mut reported = None;
+        let mut reached = 1;
         for depth in 1..=max_depth {
             if self.helper.is_some_and(|h| helpers::skips_depth(h, depth)) {
                 continue;
             }
             self.root_depth = depth;
+            reached = depth;
             for r in root.iter_mut() {
                 r.previous = r.score;
             }
@@ -1261,6 +1265,9 @@ impl<'a> Search<'a> {
                 }
                 if self.helper.is_none() {
                     let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
+                    if pv_index == 0 {
+                        reported = Some(root[0].mv);
+                    }
                     on_event(SearchEvent::Pv(info));
                 }
             }
@@ -1302,6 +1309,11 @@ impl<'a> Search<'a> {
             }
         }
         self.share_nodes();
+        // A stop inside an iteration can leave a new best move that no line
+        // showed yet: GUIs show the last line as the move played, so report it.
+        if self.helper.is_none() && reported != Some(root[0].mv) {
+            on_event(SearchEvent::Pv(self.pv_info(&root[0], 1, reached)));
+        }
         let best = &root[0];
         let ponder = best.pv.get(1).copied().or_else(|| {
             // Ask the table for the reply when the line is one move long.

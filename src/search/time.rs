@@ -34,7 +34,8 @@ pub fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Du
     // machine meets a cushion instead of an empty clock.
     let left = time.saturating_sub(overhead);
     let available = left.saturating_sub((2 * overhead).min(left / 2)).max(1);
-    let moves_to_go = limits.movestogo.unwrap_or(30).clamp(1, 50) as u64;
+    // `movestogo 0` (CECP `level 0 ...`) means no moves count: sudden death.
+    let moves_to_go = limits.movestogo.filter(|&n| n > 0).unwrap_or(30).clamp(1, 50) as u64;
     // Never plan to spend more than a third of it on one move (three
     // quarters for the last move before a new time control).
     let cap = if moves_to_go == 1 { available * 3 / 4 } else { available / 3 };
@@ -72,6 +73,16 @@ mod tests {
         let low = Limits { wtime: Some(40), winc: Some(10), move_overhead: 50, ..Limits::default() };
         let (_, hard) = time_budget(&low, Color::White);
         assert!(hard.unwrap_or_default() <= Duration::from_millis(10));
+    }
+
+    #[test]
+    fn no_moves_to_go_is_sudden_death() {
+        let sudden = Limits { wtime: Some(60_000), ..Limits::default() };
+        let zero = Limits { movestogo: Some(0), ..sudden.clone() };
+        let one = Limits { movestogo: Some(1), ..sudden.clone() };
+        assert_eq!(time_budget(&zero, Color::White), time_budget(&sudden, Color::White));
+        assert_eq!(time_budget(&sudden, Color::White).0, Some(Duration::from_millis(2000)));
+        assert_eq!(time_budget(&one, Color::White).0, Some(Duration::from_millis(45_000)));
     }
 
     #[test]

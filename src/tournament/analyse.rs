@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::player::uci::UciPlayer;
-use super::player::{PlayerError, PlayerProcess, PlayerSpec};
+use super::player::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
 use super::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
@@ -242,10 +242,7 @@ fn start_engine(
 ) -> Result<UciPlayer, String> {
     let cmd = match &args.engine {
         Some(c) => c.clone(),
-        None => {
-            let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-            format!("'{}' uci", exe.display().to_string().replace('\'', "'\\''"))
-        }
+        None => own_uci_command()?,
     };
     let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
     tokens.extend(args.options.iter().map(|o| format!("option.{o}")));

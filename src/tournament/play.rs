@@ -1,5 +1,6 @@
-//! `menagerie play`: a game in the terminal against an engine command (UCI or
-//! XBoard) or, without one, against the random mover. The board is drawn in
+//! `menagerie play`: a game in the terminal against menagerie's own engine
+//! (this program's `uci`, as a child process), another engine command (UCI or
+//! XBoard), or with `--random` the random mover. The board is drawn in
 //! text with the variant's letters and hands; moves are typed as UCI text.
 //! Uses the players (engine adapters), the random mover and the rules core,
 //! whose game-end decision ends the game.
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::openings::SplitMix64;
-use super::player::{MoveRequest, Player, PlayerError, PlayerSpec, Reply};
+use super::player::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
 use super::random_engine::random_move;
 use super::san::move_to_san;
 use super::tc::{Clock, TimeControl};
@@ -31,9 +32,12 @@ pub struct PlayArgs {
     /// Start position (default: the variant's).
     #[arg(long)]
     pub fen: Option<String>,
-    /// Engine command (default: a random mover).
-    #[arg(long)]
+    /// Engine command (default: this program's own engine).
+    #[arg(long, conflicts_with = "random")]
     pub engine: Option<String>,
+    /// Play against a random mover instead of an engine.
+    #[arg(long)]
+    pub random: bool,
     /// The engine's protocol: uci or xboard.
     #[arg(long, default_value = "uci")]
     pub proto: String,
@@ -46,7 +50,7 @@ pub struct PlayArgs {
     /// The engine's limits (as for `match`).
     #[arg(long, default_value = "st=1")]
     pub tc: String,
-    /// Seed of the random mover.
+    /// Seed of the random mover (with --random).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -130,16 +134,32 @@ enum Opponent {
 }
 
 impl Opponent {
-    /// Starts `--engine` (with its options) for a game of `setup`, or the random mover.
+    /// Starts `--engine` (default: this program's own engine) with its
+    /// options for a game of `setup`, or with `--random` the random mover.
     fn start(args: &PlayArgs, setup: &PlaySetup, stop: &AtomicBool) -> Result<Opponent, String> {
-        let Some(cmd) = &args.engine else { return Ok(Opponent::Random(SplitMix64(args.seed))) };
-        let mut tokens = vec![format!("cmd={cmd}"), format!("proto={}", args.proto)];
+        if args.random {
+            return Ok(Opponent::Random(SplitMix64(args.seed)));
+        }
+        let (cmd, proto) = match &args.engine {
+            Some(cmd) => (cmd.clone(), args.proto.as_str()),
+            None => (own_uci_command()?, "uci"),
+        };
+        let mut tokens = vec![format!("cmd={cmd}"), format!("proto={proto}")];
         tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
         let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
         Player::start(&spec, stop, false)
             .and_then(|mut e| e.new_game(&setup.variant, &setup.fen, &setup.tc, stop).map(|_| e))
             .map(Opponent::Engine)
             .map_err(|e| format!("engine: {e}"))
+    }
+
+    /// Who the human plays against, for the greeting.
+    fn describe(args: &PlayArgs) -> String {
+        match &args.engine {
+            _ if args.random => format!("a random mover (seed {})", args.seed),
+            Some(cmd) => format!("{cmd} ({}, {})", args.proto, args.tc),
+            None => format!("menagerie's engine ({})", args.tc),
+        }
     }
 
     /// The opponent's answer in the game `moves` from `setup`'s FEN reached.
@@ -256,8 +276,9 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     let mut input = std::io::stdin().lock().lines();
     println!("{}", setup.variant.description);
     println!(
-        "You play {}. Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends.",
-        setup.human.name()
+        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends.",
+        setup.human.name(),
+        Opponent::describe(args)
     );
     loop {
         println!("\n{}", draw_board(&pos));

@@ -80,6 +80,12 @@ pub enum PlayerSpecError {
     TimeControl(String),
 }
 
+/// The shell command that runs this program's own UCI engine.
+pub fn own_uci_command() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    Ok(format!("'{}' uci", exe.display().to_string().replace('\'', "'\\''")))
+}
+
 impl PlayerSpec {
     /// Reads `key=value` tokens: `cmd=`, `proto=`, `name=`, `dir=`, `tc=`, `option.NAME=`.
     ///

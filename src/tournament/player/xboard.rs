@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply, SearchInfo};
 use crate::geometry::BoardShape;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
-use crate::tournament::tc::TimeControl;
+use crate::tournament::tc::{ClockControl, TimeControl};
 use crate::variant::Variant;
 
 /// How long to wait for `feature done=1` (the spec asks GUIs for two seconds).
@@ -224,18 +224,16 @@ impl XboardPlayer {
                 _ => self.process.send(&format!("option {name}={value}"))?,
             }
         }
-        if start_fen != variant.start_fen {
+        // A variant with a setup phase starts after it in XBoard engines
+        // (`variant relocation` in menagerie): a game that plays it is set up.
+        if start_fen != variant.start_fen || variant.setup.is_some() {
             if !self.features.setboard {
                 return Err(PlayerError::Protocol("engine lacks setboard, cannot start from a FEN".to_string()));
             }
             self.process.send(&format!("setboard {start_fen}"))?;
         }
         if let Some(c) = tc.clock {
-            let base = c.base.as_secs();
-            let base_text =
-                if base % 60 == 0 { format!("{}", base / 60) } else { format!("{}:{:02}", base / 60, base % 60) };
-            let inc = c.increment.as_secs_f64();
-            self.process.send(&format!("level {} {base_text} {inc}", c.moves))?;
+            self.process.send(&level_line(&c))?;
         }
         if let Some(t) = tc.movetime {
             // CECP says whole seconds; a fraction is sent as given (many engines accept it).
@@ -353,9 +351,38 @@ impl XboardPlayer {
     }
 }
 
+/// CECP `level MPS BASE INC`: BASE in minutes, or `min:sec` when it is not
+/// whole minutes; a base with a fraction of a second keeps it after the
+/// seconds (`0:00.5`), which XBoard engines that read whole seconds round down.
+fn level_line(c: &ClockControl) -> String {
+    let ms = c.base.as_millis();
+    let (minutes, seconds_ms) = (ms / 60_000, ms % 60_000);
+    let base = match (seconds_ms / 1000, seconds_ms % 1000) {
+        (0, 0) => format!("{minutes}"),
+        (s, 0) => format!("{minutes}:{s:02}"),
+        (s, frac) => format!("{minutes}:{s:02}.{}", format!("{frac:03}").trim_end_matches('0')),
+    };
+    format!("level {} {base} {}", c.moves, c.increment.as_secs_f64())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_lines_keep_fractions_of_the_base() {
+        let level = |moves, base_ms, inc_ms| {
+            level_line(&ClockControl {
+                moves,
+                base: Duration::from_millis(base_ms),
+                increment: Duration::from_millis(inc_ms),
+            })
+        };
+        assert_eq!(level(40, 500, 0), "level 40 0:00.5 0");
+        assert_eq!(level(40, 30_000, 0), "level 40 0:30 0");
+        assert_eq!(level(0, 300_000, 100), "level 0 5 0.1");
+        assert_eq!(level(0, 90_250, 1000), "level 0 1:30.25 1");
+    }
 
     #[test]
     fn features() {

@@ -1,5 +1,5 @@
 //! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`,
-//! `match`, `play`, `analyse`.
+//! `match`, `play`, `analyse`, `gui`.
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -70,6 +70,8 @@ enum Command {
     /// Analyse a position with a UCI engine (MultiPV, text or JSON).
     #[command(alias = "analyze")]
     Analyse(menagerie::tournament::analyse::AnalyseArgs),
+    /// Serve a board in the browser (play and analyse every variant).
+    Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
     #[command(hide = true)]
     RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
@@ -105,6 +107,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
+        Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, registry),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS

@@ -33,9 +33,30 @@ pub fn request_bytes(addr: SocketAddr, method: &str, path: &str, body: &[u8]) ->
     );
     stream.write_all(head.as_bytes()).expect("send");
     stream.write_all(body).expect("send");
+    // Read until the body is complete: some servers keep the connection
+    // open whatever the request asked.
     let mut reply = Vec::new();
-    stream.read_to_end(&mut reply).expect("an answer");
+    let mut buf = [0u8; 16384];
+    while !is_complete(&reply) {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => reply.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("no answer to {method} {path}: {e}"),
+        }
+    }
     parse_reply(&reply)
+}
+
+/// True when `reply` holds a whole answer (by its Content-Length, or a
+/// chunked body's last chunk).
+fn is_complete(reply: &[u8]) -> bool {
+    let Some(end) = reply.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&reply[..end]).to_ascii_lowercase();
+    let body = &reply[end + 4..];
+    if let Some(length) = head.lines().find_map(|l| l.strip_prefix("content-length:")) {
+        return length.trim().parse::<usize>().is_ok_and(|n| body.len() >= n);
+    }
+    head.contains("transfer-encoding: chunked") && body.ends_with(b"0\r\n\r\n")
 }
 
 /// Status and body of an HTTP/1.1 answer (plain or chunked).

@@ -87,11 +87,18 @@ impl Browser {
         self.call("POST", "/execute/sync", &json!({ "script": script, "args": [] }))
     }
 
-    /// Waits until the script returns true.
+    /// Waits until the script returns true (a script that throws, as on an
+    /// element the page has not drawn yet, counts as false).
     fn wait_for(&self, script: &str, what: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        while self.js(script) != Value::Bool(true) {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}; error line: {}", self.error_line());
+        let body = json!({ "script": format!("try {{ {script} }} catch (e) {{ return false; }}"), "args": [] });
+        while self.try_call("POST", "/execute/sync", &body) != Ok(Value::Bool(true)) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; error line: {}; page: {}",
+                self.error_line(),
+                self.js("return JSON.stringify({version: ui.state.version, fen: ui.state.fen, busy: ui.engineBusy})")
+            );
             thread::sleep(Duration::from_millis(50));
         }
     }
@@ -232,7 +239,42 @@ fn clockwork_capture_and_drop_by_clicking() {
     // A hand piece the side to move cannot drop is not selected.
     assert_eq!(browser.js("return document.querySelector('.held.sel') === null"), Value::Bool(true));
 
+    // Promotion: the choice of the army, then the chosen man on the board.
+    let fen = "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1";
+    ok(addr, "POST", "/api/new", &json!({"variant": "clockwork", "fen": fen}).to_string());
+    browser.wait_for("return document.querySelector('[data-square=\"a7\"]').dataset.piece === 'P'", "the new position");
+    browser.click("[data-square=\"a7\"]");
+    browser
+        .wait_for("return document.querySelector('[data-square=\"a8\"]').classList.contains('target')", "a8 a target");
+    browser.click("[data-square=\"a8\"]");
+    browser.wait_for("return document.querySelectorAll('#promotion button').length === 4", "four promotion choices");
+    browser.click("#promotion button[data-uci=\"a7a8n\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"a8\"]').dataset.piece === 'N'", "the knight on a8");
+
+    // Clash 5 succession: the mated king's only move is onto its joker.
+    let fen = "k9/1Q8/2K7/10/10/10/10/10/10/9j b - - 0 1";
+    ok(addr, "POST", "/api/new", &json!({"variant": "clash5", "fen": fen}).to_string());
+    browser
+        .wait_for("return document.querySelector('[data-square=\"a10\"]').classList.contains('check')", "check on a10");
+    browser.click("[data-square=\"a10\"]");
+    browser.wait_for(
+        "return document.querySelector('[data-square=\"j1\"]').classList.contains('swap')",
+        "the joker marked",
+    );
+    browser.click("[data-square=\"j1\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"j1\"]').dataset.piece === 'k'", "the king on j1");
+
+    // Against the engine: the person's move is answered by the engine's.
+    ok(addr, "POST", "/api/new", r#"{"variant":"capablanca"}"#);
+    browser.wait_for("return document.querySelector('[data-square=\"j1\"]').dataset.piece === 'R'", "capablanca");
+    browser.js("document.getElementById('movetime').value = '100'");
+    browser.click("input[name=\"mode\"][value=\"white\"]");
+    browser.click_move("e2", "e4", 1);
+    browser.wait_for("return document.querySelectorAll('#moves span')[1].textContent !== ''", "the engine's reply");
+    assert_eq!(ok(addr, "GET", "/api/state", "")["side"], "white");
+
     if let Some(dir) = std::env::var_os("MENAGERIE_SCREENSHOTS") {
+        browser.click("input[name=\"mode\"][value=\"none\"]");
         screenshots(&browser, addr, Path::new(&dir));
     }
 }

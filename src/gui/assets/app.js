@@ -60,7 +60,16 @@ function squaresOf(uci) {
 }
 
 function setState(state) {
-  if (!state) return;
+  // Answers may arrive out of order; the game's version only grows.
+  if (!state || (ui.state && state.version < ui.state.version)) return;
+  if (ui.state && state.version === ui.state.version) {
+    // The same game: keep the selection, take the engine's switches.
+    ui.state.analysing = state.analysing;
+    ui.state.thinking = state.thinking;
+    $("analyse").checked = state.analysing !== null;
+    renderStatus();
+    return;
+  }
   const variantChanged = !ui.state || ui.state.variant !== state.variant;
   ui.state = state;
   if (variantChanged) {
@@ -275,19 +284,8 @@ function listen() {
   const events = new EventSource("/api/events");
   events.addEventListener("state", async (e) => {
     const { version } = JSON.parse(e.data);
-    if (ui.state && version === ui.state.version && !ui.engineBusy) {
-      // Same game; the analysis switch may have changed.
-      const s = await call("GET", "/api/state");
-      if (s) {
-        ui.state.analysing = s.analysing;
-        $("analyse").checked = s.analysing !== null;
-      }
-      return;
-    }
-    if (!ui.engineBusy) {
-      const s = await call("GET", "/api/state");
-      if (s) setState(s);
-    }
+    if (ui.state && version < ui.state.version) return;
+    if (!ui.engineBusy) setState(await call("GET", "/api/state"));
   });
   events.addEventListener("info", (e) => {
     const info = JSON.parse(e.data);

@@ -142,6 +142,7 @@ fn refusals_are_one_line_and_keep_the_game() {
     ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
     ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
     let kept = game(addr);
+    let long_game = serde_json::json!({ "pgn": "Nf3 Nf6 Ng1 Ng8 ".repeat(501) }).to_string();
     let cases: &[(&str, &str, &str, &str)] = &[
         ("POST", "/api/new", "{bad", "bad JSON"),
         ("POST", "/api/new", "[1,2]", "JSON object"),
@@ -176,11 +177,13 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
         ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
         ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, ""),
+        ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];
     for &(method, path, body, expected) in cases {
         let message = refused(addr, method, path, body, 400);
-        assert!(message.contains(expected), "{path} {body}: {message}");
-        assert_eq!(game(addr), kept, "{path} {body} kept the game");
+        let shown: String = body.chars().take(120).collect();
+        assert!(message.contains(expected), "{path} {shown}: {message}");
+        assert_eq!(game(addr), kept, "{path} {shown} kept the game");
     }
     assert!(refused(addr, "GET", "/api/nothing", "", 404).contains("no such endpoint"));
     assert!(refused(addr, "GET", "/nothing.html", "", 404).contains("no such page"));

@@ -24,6 +24,10 @@ use crate::tournament::san::{move_to_san, parse_san};
 use crate::tournament::tc::TimeControl;
 use crate::variant::{Registry, Variant};
 
+/// Most moves (plies) an imported game may have: each is checked against
+/// every legal move's SAN while the game is locked.
+pub const MAX_IMPORTED_MOVES: usize = 2000;
+
 /// Most MultiPV lines the analysis shows.
 pub const MAX_ANALYSIS_LINES: usize = 5;
 
@@ -303,6 +307,9 @@ impl Session {
         let Some(game) = read_pgn(text).into_iter().next() else {
             return refuse("no game in the PGN text");
         };
+        if game.moves.len() > MAX_IMPORTED_MOVES {
+            return refuse(format!("the game has over {MAX_IMPORTED_MOVES} moves"));
+        }
         let name = game.tag("Variant").unwrap_or("chess").to_lowercase();
         let Some(v) = self.engine.registry().get(&name) else {
             return refuse(format!("unknown variant {name:?}"));

@@ -339,7 +339,7 @@ function bind() {
     if (state) setState(state);
   });
   $("engine-move").addEventListener("click", () => {
-    if (ui.state && ui.state.thinking) call("POST", "/api/stop");
+    if (ui.engineBusy || (ui.state && ui.state.thinking)) call("POST", "/api/stop");
     else engineMove();
   });
   for (const radio of document.querySelectorAll('input[name="mode"]')) {

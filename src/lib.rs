@@ -9,6 +9,7 @@ pub mod engine;
 pub mod eval;
 pub mod fen;
 pub mod geometry;
+pub mod gui;
 pub mod motion;
 pub mod movegen;
 pub mod moves;

@@ -1,5 +1,5 @@
 //! Command line: `uci` (default), `xboard`, `perft`, `bench`, `check`, `variants`,
-//! `match`, `play`, `analyse`.
+//! `match`, `play`, `analyse`, `gui`.
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -72,6 +72,8 @@ enum Command {
     Analyse(menagerie::tournament::analyse::AnalyseArgs),
     /// Learn a variant's evaluation weights from self-play and write NAME.eval.
     Tune(menagerie::tune::TuneArgs),
+    /// Serve a board in the browser (play and analyse every variant).
+    Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
     #[command(hide = true)]
     RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
@@ -108,6 +110,7 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
         Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &registry),
+        Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, registry),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
             ExitCode::SUCCESS

@@ -217,7 +217,7 @@ fn play_opening(setup: &GameSetup, record: &mut GameRecord) -> Result<Position, 
 /// Plays `m` and returns it as the record writes it. Players get every move
 /// in the canonical form (castling as king to its square), whatever the
 /// opening file or the player wrote.
-fn make_recorded(pos: &mut Position, m: Move, comment: String) -> PlayedMove {
+pub(crate) fn make_recorded(pos: &mut Position, m: Move, comment: String) -> PlayedMove {
     let san = move_to_san(pos, m);
     let uci = pos.move_to_uci(m, false);
     let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));

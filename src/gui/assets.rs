@@ -1,0 +1,35 @@
+//! The page's files, built into the binary (plain HTML, CSS and JavaScript
+//! with the piece drawings in SVG; no build step, nothing from the network).
+
+const INDEX_HTML: &str = include_str!("assets/index.html");
+const STYLE_CSS: &str = include_str!("assets/style.css");
+const APP_JS: &str = include_str!("assets/app.js");
+const PIECES_JS: &str = include_str!("assets/pieces.js");
+
+/// The content type and text of the file served at `path`, if any.
+pub fn lookup(path: &str) -> Option<(&'static str, &'static str)> {
+    match path {
+        "/" | "/index.html" => Some(("text/html", INDEX_HTML)),
+        "/style.css" => Some(("text/css", STYLE_CSS)),
+        "/app.js" => Some(("text/javascript", APP_JS)),
+        "/pieces.js" => Some(("text/javascript", PIECES_JS)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_names_only_files_that_are_served() {
+        let (kind, html) = lookup("/").expect("the page");
+        assert_eq!(kind, "text/html");
+        for file in ["style.css", "app.js", "pieces.js"] {
+            assert!(html.contains(file), "index.html loads {file}");
+            assert!(lookup(&format!("/{file}")).is_some());
+        }
+        assert!(!html.contains("http://") && !html.contains("https://"), "nothing from the network");
+        assert!(lookup("/../Cargo.toml").is_none());
+    }
+}

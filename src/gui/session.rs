@@ -1,0 +1,530 @@
+//! The game the browser shows: the in-process engine (the protocol-free
+//! core), the moves played with their SAN, and the analysis switch. Every
+//! change bumps a version and is announced on the event hub, so several
+//! tabs stay in step. Knows nothing of HTTP; its answers are JSON values.
+//! Uses the engine, the rules core and the match runner's SAN and PGN.
+
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::hub::Hub;
+use crate::engine::{Engine, EngineError, EngineEvent};
+use crate::fen::FenError;
+use crate::moves::{Move, MoveKind, MoveList};
+use crate::outcome::GameEnd;
+use crate::piece::{Color, PieceKind};
+use crate::position::Position;
+use crate::search::{Limits, Score, SearchResult};
+use crate::tournament::game::{make_recorded, GameRecord, PlayedMove, Termination};
+use crate::tournament::pgn::{read_pgn, write_game, PgnContext};
+use crate::tournament::player::SearchInfo;
+use crate::tournament::san::{move_to_san, parse_san};
+use crate::tournament::tc::TimeControl;
+use crate::variant::{Registry, Variant};
+
+/// Most moves (plies) an imported game may have: each is checked against
+/// every legal move's SAN while the game is locked.
+pub const MAX_IMPORTED_MOVES: usize = 2000;
+
+/// Most MultiPV lines the analysis shows.
+pub const MAX_ANALYSIS_LINES: usize = 5;
+
+/// Why a request was refused; the game is unchanged.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ApiError(pub String);
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> ApiError {
+        ApiError(e.to_string())
+    }
+}
+
+impl From<FenError> for ApiError {
+    fn from(e: FenError) -> ApiError {
+        ApiError(e.to_string())
+    }
+}
+
+/// Shorthand for a refusal.
+pub fn refuse<T>(message: impl Into<String>) -> Result<T, ApiError> {
+    Err(ApiError(message.into()))
+}
+
+/// What a finished engine search answers.
+#[derive(Clone, Debug)]
+pub struct SearchAnswer {
+    /// The search's totals and best move (None when there is no legal move).
+    pub result: SearchResult,
+    /// The last full line reported, when it starts with the best move.
+    pub pv: Vec<Move>,
+}
+
+/// One game shown in the browser, shared by every tab.
+pub struct Session {
+    engine: Engine,
+    /// The position the game started from.
+    start_fen: String,
+    played: Vec<PlayedMove>,
+    names: [String; 2],
+    version: u64,
+    /// MultiPV of the running analysis, if analysing.
+    analysis: Option<usize>,
+    /// True while a `go` request waits for the engine's move.
+    thinking: bool,
+    hub: Arc<Hub>,
+}
+
+impl Session {
+    /// A session over `registry`, starting with its chess (or first playable) variant.
+    pub fn new(registry: Registry, hub: Arc<Hub>) -> Option<Session> {
+        let engine = Engine::with_registry(registry)?;
+        Some(Session {
+            start_fen: engine.position().to_fen(),
+            engine,
+            played: Vec::new(),
+            names: ["?".to_string(), "?".to_string()],
+            version: 0,
+            analysis: None,
+            thinking: false,
+            hub,
+        })
+    }
+
+    /// Incremented by every change of the game.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The loaded variants with their boards and pieces.
+    pub fn variants_json(&self) -> Value {
+        Value::Array(self.engine.registry().variants().map(|v| variant_json(v)).collect())
+    }
+
+    /// Everything the page draws: board, hands, legal moves, move list, result.
+    pub fn state_json(&mut self) -> Value {
+        let mut pos = self.engine.position().clone();
+        let v = Arc::clone(pos.variant());
+        let shape = v.shape;
+        let board: Vec<Vec<String>> = (0..shape.ranks)
+            .rev()
+            .map(|rank| {
+                (0..shape.files)
+                    .map(|file| match shape.square(file, rank).map(|sq| pos.cell(sq)) {
+                        Some(c) if c.is_piece() => v.cell_letter(c).to_string(),
+                        _ => String::new(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let hands: Value = Color::ALL
+            .iter()
+            .map(|&color| {
+                let held: Vec<Value> = (0..v.kind_count())
+                    .map(|k| PieceKind(k as u8))
+                    .filter(|&k| pos.hand_count(color, k) > 0)
+                    .map(
+                        |k| json!({"piece": v.pieces[k.index()].letter.to_string(), "count": pos.hand_count(color, k)}),
+                    )
+                    .collect();
+                (color.name().to_lowercase(), Value::Array(held))
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        let mut list = MoveList::new();
+        pos.generate_legal(&mut list);
+        let legal: Vec<Value> = list.iter().map(|&m| move_json(&mut pos, m)).collect();
+        let side = pos.side_to_move();
+        let check = (!pos.in_setup() && pos.in_check()).then(|| pos.king_square(side)).flatten();
+        let result = pos.game_end().map(|end| json!({"result": end.outcome().pgn(), "reason": end.to_string()}));
+        json!({
+            "version": self.version,
+            "variant": v.name,
+            "fen": pos.to_fen(),
+            "side": side.name().to_lowercase(),
+            "setup": pos.in_setup(),
+            "files": shape.files,
+            "ranks": shape.ranks,
+            "board": board,
+            "hands": hands,
+            "legal": legal,
+            "check": check.map(|sq| sq.to_string()),
+            "last": self.played.last().map(|p| p.uci.clone()),
+            "moves": self.played.iter().map(|p| json!({"uci": p.uci, "san": p.san, "white": p.white, "number": p.number})).collect::<Vec<_>>(),
+            "result": result,
+            "analysing": self.analysis,
+            "thinking": self.thinking,
+            "names": {"white": self.names[0], "black": self.names[1]},
+        })
+    }
+
+    /// A new game of `variant` from its start or from `fen`. Checked before
+    /// anything changes, so a refusal keeps the game.
+    pub fn new_game(&mut self, variant: &str, fen: Option<&str>, names: [Option<&str>; 2]) -> Result<(), ApiError> {
+        let Some(v) = self.engine.registry().get(variant) else {
+            return refuse(format!("unknown variant {variant:?}"));
+        };
+        match fen {
+            Some(f) => Position::from_fen(Arc::clone(&v), f).map(|_| ())?,
+            None => Position::startpos(Arc::clone(&v)).map(|_| ())?,
+        }
+        self.engine.set_variant(variant)?;
+        self.engine.new_game();
+        self.engine.set_position(fen, &[])?;
+        self.start_fen = self.engine.position().to_fen();
+        self.played.clear();
+        for (slot, name) in self.names.iter_mut().zip(names) {
+            *slot = name.unwrap_or("?").to_string();
+        }
+        self.changed();
+        Ok(())
+    }
+
+    /// Plays a move written in UCI form or SAN.
+    pub fn play(&mut self, text: &str) -> Result<(), ApiError> {
+        self.refuse_if_over()?;
+        let mut pos = self.engine.position().clone();
+        let Some(m) = parse_san(&mut pos, text) else {
+            return refuse(format!("illegal move {text:?}"));
+        };
+        self.record(m, None);
+        Ok(())
+    }
+
+    /// Takes back `plies` moves.
+    pub fn undo(&mut self, plies: usize) -> Result<(), ApiError> {
+        if plies == 0 || plies > self.played.len() {
+            return refuse(format!("cannot take back {plies} moves: {} played", self.played.len()));
+        }
+        for _ in 0..plies {
+            self.engine.undo()?;
+            self.played.pop();
+        }
+        self.changed();
+        Ok(())
+    }
+
+    /// Starts the engine's search for a move; its answer comes through
+    /// `answer`. Returns the version the search belongs to.
+    pub fn start_move_search(&mut self, limits: Limits, answer: Sender<SearchAnswer>) -> Result<u64, ApiError> {
+        self.refuse_if_over()?;
+        if self.thinking {
+            return refuse("the engine is already thinking on a move");
+        }
+        self.analysis = None;
+        self.engine.set_option("MultiPV", "1")?;
+        self.start_search(limits, Some(answer))?;
+        self.thinking = true;
+        Ok(self.version)
+    }
+
+    /// Ends the wait for the engine's move begun at `version`: plays the
+    /// best move when `play` is set and the game has not changed meanwhile.
+    pub fn finish_move_search(&mut self, version: u64, answer: &SearchAnswer, play: bool) -> Result<Value, ApiError> {
+        if self.version != version {
+            return refuse("the game changed during the search");
+        }
+        self.thinking = false;
+        let result = &answer.result;
+        let Some(best) = result.best else {
+            return refuse("the engine found no move");
+        };
+        let pos = self.engine.position().clone();
+        let pv = if answer.pv.first() == Some(&best) { answer.pv.clone() } else { vec![best] };
+        let (pv_uci, pv_san) = pv_texts(&pos, &pv);
+        let reply = json!({
+            "best": pv_uci.first(),
+            "san": pv_san.first(),
+            "score": score_json(result.score),
+            "depth": result.depth,
+            "nodes": result.nodes,
+            "time": result.time_ms,
+            "pv": pv_uci,
+            "pv_san": pv_san,
+        });
+        if play {
+            self.record(best, Some(comment(result.score, result.depth)));
+        }
+        Ok(reply)
+    }
+
+    /// Forgets a move search whose answer never came (the wait timed out).
+    pub fn abandon_move_search(&mut self, version: u64) {
+        if self.version == version && self.thinking {
+            self.thinking = false;
+            self.engine.stop_and_wait();
+        }
+    }
+
+    /// Starts (or restarts) analysis with `lines` principal variations.
+    pub fn analyse(&mut self, lines: usize) -> Result<(), ApiError> {
+        if !(1..=MAX_ANALYSIS_LINES).contains(&lines) {
+            return refuse(format!("multipv must be 1 to {MAX_ANALYSIS_LINES}, not {lines}"));
+        }
+        if self.thinking {
+            return refuse("the engine is thinking on a move");
+        }
+        self.engine.set_option("MultiPV", &lines.to_string())?;
+        self.analysis = Some(lines);
+        self.restart_analysis();
+        self.hub.broadcast("state", &json!({"version": self.version}));
+        Ok(())
+    }
+
+    /// Stops analysis, or makes the engine move now when it is thinking on a move.
+    pub fn stop(&mut self) {
+        if self.analysis.take().is_some() {
+            self.engine.stop_and_wait();
+            self.hub.broadcast("state", &json!({"version": self.version}));
+        } else {
+            self.engine.stop();
+        }
+    }
+
+    /// The game as PGN (the match runner's writer).
+    pub fn pgn(&mut self) -> String {
+        let mut pos = self.engine.position().clone();
+        let end = pos.game_end();
+        let record = GameRecord {
+            white: self.names[0].clone(),
+            black: self.names[1].clone(),
+            start_fen: self.start_fen.clone(),
+            moves: self.played.clone(),
+            outcome: end.map(GameEnd::outcome),
+            termination: if end.is_some() { Termination::Normal } else { Termination::Unterminated },
+            reason: end.map_or_else(String::new, |e| e.to_string()),
+            tc: [TimeControl::default(); 2],
+        };
+        let variant = Arc::clone(self.engine.variant());
+        write_game(&record, &PgnContext { event: "menagerie gui", round: 1, variant: &variant })
+    }
+
+    /// Replaces the game by the first game of a PGN text (its `Variant`,
+    /// `FEN`, players and moves). Checked before anything changes.
+    pub fn import_pgn(&mut self, text: &str) -> Result<(), ApiError> {
+        let Some(game) = read_pgn(text).into_iter().next() else {
+            return refuse("no game in the PGN text");
+        };
+        if game.moves.len() > MAX_IMPORTED_MOVES {
+            return refuse(format!("the game has over {MAX_IMPORTED_MOVES} moves"));
+        }
+        let name = game.tag("Variant").unwrap_or("chess").to_lowercase();
+        let Some(v) = self.engine.registry().get(&name) else {
+            return refuse(format!("unknown variant {name:?}"));
+        };
+        let fen = game.tag("FEN");
+        let mut pos = match fen {
+            Some(f) => Position::from_fen(Arc::clone(&v), f)?,
+            None => Position::startpos(Arc::clone(&v))?,
+        };
+        let mut moves = Vec::with_capacity(game.moves.len());
+        for (i, text) in game.moves.iter().enumerate() {
+            if pos.game_end().is_some() {
+                return refuse(format!("move {} ({text}) comes after the end of the game", i + 1));
+            }
+            let Some(m) = parse_san(&mut pos, text) else {
+                return refuse(format!("move {} ({text}) is illegal", i + 1));
+            };
+            moves.push(pos.move_to_uci(m, false));
+            pos.make(m);
+        }
+        self.new_game(&name, fen, [game.tag("White"), game.tag("Black")])?;
+        for uci in &moves {
+            let mut pos = self.engine.position().clone();
+            let m = pos.parse_move(uci).map_err(EngineError::from)?;
+            self.record(m, None);
+        }
+        Ok(())
+    }
+
+    fn refuse_if_over(&mut self) -> Result<(), ApiError> {
+        match self.engine.game_end() {
+            Some(end) => refuse(format!("the game is over: {} ({end})", end.outcome().pgn())),
+            None => Ok(()),
+        }
+    }
+
+    /// Plays a legal move of the current position and records it.
+    fn record(&mut self, m: Move, comment: Option<String>) {
+        let mut pos = self.engine.position().clone();
+        let mut played = make_recorded(&mut pos, m, String::new());
+        played.comment = comment;
+        self.engine.play_move(m);
+        self.played.push(played);
+        self.changed();
+    }
+
+    /// After every change of the game: a new version, the pages told, the
+    /// analysis moved to the new position.
+    fn changed(&mut self) {
+        self.version += 1;
+        self.thinking = false;
+        self.restart_analysis();
+        self.hub.broadcast("state", &json!({"version": self.version}));
+    }
+
+    fn restart_analysis(&mut self) {
+        if self.analysis.is_none() {
+            return;
+        }
+        if self.engine.game_end().is_some() {
+            self.engine.stop_and_wait();
+            return;
+        }
+        let limits = Limits { infinite: true, ..Limits::default() };
+        // A refused thread start leaves the analysis silent, not the game broken.
+        if self.start_search(limits, None).is_err() {
+            self.analysis = None;
+        }
+    }
+
+    /// Runs the engine on the current position; every line goes to the hub,
+    /// the final answer to `answer`.
+    fn start_search(&mut self, limits: Limits, answer: Option<Sender<SearchAnswer>>) -> Result<(), ApiError> {
+        let hub = Arc::clone(&self.hub);
+        let root = self.engine.position().clone();
+        let version = self.version;
+        let mut last_pv: Vec<Move> = Vec::new();
+        self.engine.go(limits, move |event| match event {
+            EngineEvent::Info { info, .. } => {
+                let (uci, san) = pv_texts(&root, &info.pv);
+                let white = if root.side_to_move() == Color::White { 1 } else { -1 };
+                hub.broadcast(
+                    "info",
+                    &json!({
+                        "version": version,
+                        "multipv": info.multipv,
+                        "depth": info.depth,
+                        "seldepth": info.seldepth,
+                        "score": score_json(info.score),
+                        "white_score": score_json(match info.score {
+                            Score::Cp(cp) => Score::Cp(cp * white),
+                            Score::Mate(n) => Score::Mate(n * white),
+                        }),
+                        "nodes": info.nodes,
+                        "nps": info.nps,
+                        "time": info.time_ms,
+                        "pv": uci,
+                        "san": san,
+                    }),
+                );
+                if info.multipv == 1 {
+                    last_pv = info.pv;
+                }
+            }
+            EngineEvent::CurrMove { .. } => {}
+            EngineEvent::BestMove { best_text, result, .. } => {
+                hub.broadcast("bestmove", &json!({"version": version, "best": best_text}));
+                if let Some(tx) = &answer {
+                    let _ = tx.send(SearchAnswer { result, pv: std::mem::take(&mut last_pv) });
+                }
+            }
+        })?;
+        Ok(())
+    }
+}
+
+/// A variant as the page needs it: board, pieces, rules that show.
+fn variant_json(v: &Variant) -> Value {
+    json!({
+        "name": v.name,
+        "description": v.description,
+        "files": v.shape.files,
+        "ranks": v.shape.ranks,
+        "start": v.start_fen,
+        "hands": v.hands,
+        "setup": v.setup.is_some(),
+        "succession": v.succession.map(|k| v.pieces[k.index()].letter.to_string()),
+        "pieces": v.pieces.iter().enumerate().map(|(k, p)| json!({
+            "letter": p.letter.to_string(),
+            "name": p.name,
+            "betza": p.betza,
+            "value": p.value,
+            "royal": v.royal == Some(PieceKind(k as u8)),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A legal move as the page uses it: squares, kind, piece, SAN.
+fn move_json(pos: &mut Position, m: Move) -> Value {
+    let kind = match m.kind() {
+        MoveKind::Normal | MoveKind::DoublePush | MoveKind::EnPassant => "normal",
+        MoveKind::Castle => "castle",
+        MoveKind::Promotion => "promotion",
+        MoveKind::Drop => "drop",
+        MoveKind::Swap => "swap",
+        MoveKind::Pass => "pass",
+    };
+    let uci = pos.move_to_uci(m, false);
+    let squares = uci_squares(&uci);
+    let piece = matches!(m.kind(), MoveKind::Promotion | MoveKind::Drop)
+        .then(|| pos.variant().pieces[m.piece().index()].letter.to_string());
+    let (from, to) = match (m.kind(), squares.as_slice()) {
+        (MoveKind::Pass, _) => (None, None),
+        (_, [to]) => (None, Some(to.clone())),
+        (_, [from, to]) => (Some(from.clone()), Some(to.clone())),
+        _ => (None, None),
+    };
+    json!({"uci": uci, "san": move_to_san(pos, m), "kind": kind, "from": from, "to": to, "piece": piece})
+}
+
+/// The square names in UCI move text (`e2e4` -> e2, e4; `P@e4` -> e4).
+fn uci_squares(uci: &str) -> Vec<String> {
+    let mut squares = Vec::new();
+    let bytes = uci.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_lowercase() && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+            squares.push(uci[i..i + 1 + digits].to_string());
+            i += 1 + digits;
+        } else {
+            i += 1;
+        }
+    }
+    squares
+}
+
+/// A line in UCI text and SAN, from `root`.
+fn pv_texts(root: &Position, pv: &[Move]) -> (Vec<String>, Vec<String>) {
+    let mut pos = root.clone();
+    let mut uci = Vec::with_capacity(pv.len());
+    let mut san = Vec::with_capacity(pv.len());
+    for &m in pv {
+        uci.push(pos.move_to_uci(m, false));
+        san.push(move_to_san(&mut pos, m));
+        pos.make(m);
+    }
+    (uci, san)
+}
+
+fn score_json(score: Score) -> Value {
+    match score {
+        Score::Cp(cp) => json!({"cp": cp}),
+        Score::Mate(n) => json!({"mate": n}),
+    }
+}
+
+/// The PGN comment of an engine move (`+0.35/12`).
+fn comment(score: Score, depth: u32) -> String {
+    let (score_cp, mate) = match score {
+        Score::Cp(cp) => (Some(cp), None),
+        Score::Mate(n) => (None, Some(n)),
+    };
+    SearchInfo { score_cp, mate, depth: Some(depth) }.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_names_of_move_text() {
+        assert_eq!(uci_squares("e2e4"), ["e2", "e4"]);
+        assert_eq!(uci_squares("a9a10q"), ["a9", "a10"]);
+        assert_eq!(uci_squares("P@e4"), ["e4"]);
+        assert!(uci_squares("0000").is_empty());
+    }
+}

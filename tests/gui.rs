@@ -1,0 +1,496 @@
+//! `menagerie gui`'s JSON API over real HTTP: every endpoint, every refusal
+//! (400 with one line, the game kept), the variants' special moves, several
+//! clients at once, server-sent events, and 10^4 fuzzed requests.
+
+mod gui_support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Once;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gui_support::{ok, refused, request, request_bytes, start_server};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+
+static PANICS: AtomicUsize = AtomicUsize::new(0);
+static HOOK: Once = Once::new();
+
+/// Counts panics on the server's threads (its workers, event streams and
+/// the engine's search), not those of failing test threads.
+fn count_panics() {
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let name = thread::current().name().unwrap_or("").to_string();
+            if name.starts_with("gui") || name.starts_with("search") {
+                PANICS.fetch_add(1, Ordering::SeqCst);
+            }
+            default(info);
+        }));
+    });
+}
+
+fn state(addr: SocketAddr) -> Value {
+    ok(addr, "GET", "/api/state", "")
+}
+
+/// What must not change after a refusal.
+fn game(addr: SocketAddr) -> (String, Value) {
+    let s = state(addr);
+    (s["fen"].as_str().expect("fen").to_string(), s["moves"].clone())
+}
+
+fn legal(s: &Value) -> Vec<&Value> {
+    s["legal"].as_array().expect("legal moves").iter().collect()
+}
+
+fn hand(s: &Value, color: &str) -> Vec<(String, u64)> {
+    s["hands"][color]
+        .as_array()
+        .expect("hand")
+        .iter()
+        .map(|h| (h["piece"].as_str().expect("letter").to_string(), h["count"].as_u64().expect("count")))
+        .collect()
+}
+
+#[test]
+fn every_endpoint_answers() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+
+    let variants = ok(addr, "GET", "/api/variants", "");
+    let names: Vec<&str> = variants.as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+    for name in ["chess", "capablanca", "clockwork", "relocation", "clash5"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let clash5 = variants.as_array().unwrap().iter().find(|v| v["name"] == "clash5").unwrap();
+    assert_eq!((clash5["files"].as_u64(), clash5["ranks"].as_u64()), (Some(10), Some(10)));
+    assert_eq!(clash5["succession"], "J");
+
+    let s = ok(addr, "POST", "/api/new", r#"{"variant":"chess","white":"Ann","black":"menagerie"}"#);
+    assert_eq!(s["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert_eq!(legal(&s).len(), 20);
+    assert_eq!(s["side"], "white");
+    assert_eq!(s["board"][0][4], "k");
+    assert_eq!(s["board"][7][4], "K");
+
+    // UCI text and SAN both play.
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    assert_eq!(s["last"], "e2e4");
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"e5"}"#);
+    assert_eq!(s["moves"][1]["san"], "e5");
+    assert_eq!(s["moves"][1]["uci"], "e7e5");
+    assert_eq!(s["version"].as_u64(), Some(3));
+
+    let s = ok(addr, "POST", "/api/undo", "");
+    assert_eq!(s["moves"].as_array().unwrap().len(), 1);
+    let s = ok(addr, "POST", "/api/undo", r#"{"plies":1}"#);
+    assert_eq!(s["moves"].as_array().unwrap().len(), 0);
+
+    // The engine's move: answered, and played on request.
+    let reply = ok(addr, "POST", "/api/go", r#"{"depth":3}"#);
+    let best = reply["best"].as_str().expect("a best move").to_string();
+    assert_eq!(reply["pv"][0], best.as_str());
+    assert!(reply["score"]["cp"].is_i64());
+    assert_eq!(reply["state"]["moves"].as_array().unwrap().len(), 0, "not played unless asked");
+    let reply = ok(addr, "POST", "/api/go", r#"{"nodes":3000,"play":true}"#);
+    assert_eq!(reply["state"]["moves"][0]["uci"], reply["best"]);
+    let reply = ok(addr, "POST", "/api/go", r#"{"movetime":50,"play":true}"#);
+    assert_eq!(reply["state"]["moves"].as_array().unwrap().len(), 2);
+
+    // PGN out and back in.
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap().to_string();
+    assert!(pgn.contains("[White \"Ann\"]") && pgn.contains("[Black \"menagerie\"]"), "{pgn}");
+    let before = game(addr);
+    ok(addr, "POST", "/api/new", r#"{"variant":"capablanca"}"#);
+    let s = ok(addr, "POST", "/api/pgn", &serde_json::json!({ "pgn": pgn }).to_string());
+    assert_eq!((s["fen"].as_str().unwrap().to_string(), s["moves"].clone()), before);
+    assert_eq!(s["names"]["white"], "Ann");
+
+    // Analysis, seen through the event stream; stop ends it.
+    let mut events = open_events(addr);
+    let s = ok(addr, "POST", "/api/analyse", r#"{"multipv":3}"#);
+    assert_eq!(s["analysing"].as_u64(), Some(3));
+    let lines = read_events(&mut events, Duration::from_secs(20), |name, data| {
+        name == "info" && data["multipv"].as_u64() == Some(3) && data["depth"].as_u64() >= Some(2)
+    });
+    let info = lines.last().expect("a third line at depth 2");
+    assert!(info["san"].as_array().is_some_and(|l| !l.is_empty()));
+    assert!(info["nodes"].as_u64() > Some(0));
+    let s = ok(addr, "POST", "/api/stop", "");
+    assert!(s["analysing"].is_null());
+
+    // A new game from a FEN (Clockwork with hands).
+    let fen = "rnbqkbnr/pppp1ppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Sccoo] w KQkq - 0 3";
+    let s = ok(addr, "POST", "/api/new", &format!(r#"{{"variant":"clockwork","fen":"{fen}"}}"#));
+    assert_eq!(s["fen"], fen);
+    assert_eq!(hand(&s, "white"), [("S".to_string(), 1)]);
+    assert_eq!(hand(&s, "black"), [("C".to_string(), 2), ("O".to_string(), 2)]);
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn refusals_are_one_line_and_keep_the_game() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    let kept = game(addr);
+    let long_game = serde_json::json!({ "pgn": "Nf3 Nf6 Ng1 Ng8 ".repeat(501) }).to_string();
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("POST", "/api/new", "{bad", "bad JSON"),
+        ("POST", "/api/new", "[1,2]", "JSON object"),
+        ("POST", "/api/new", r#"{"variant":"chess","colour":"red"}"#, "unknown field"),
+        ("POST", "/api/new", "{}", "missing field"),
+        ("POST", "/api/new", r#"{"variant":7}"#, "must be a string"),
+        ("POST", "/api/new", r#"{"variant":"shogi"}"#, "unknown variant"),
+        ("POST", "/api/new", r#"{"variant":"chess","fen":"8/8/8 w"}"#, ""),
+        (
+            "POST",
+            "/api/new",
+            r#"{"variant":"chess","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 junk junk junk"}"#,
+            "",
+        ),
+        ("POST", "/api/move", "{}", "missing field"),
+        ("POST", "/api/move", r#"{"move":"e2e4"}"#, "illegal move"),
+        ("POST", "/api/move", r#"{"move":"Q@e4"}"#, "illegal move"),
+        ("POST", "/api/move", r#"{"move":"z9z9"}"#, "illegal move"),
+        ("POST", "/api/move", r#"{"move":null}"#, "missing field"),
+        ("POST", "/api/undo", r#"{"plies":5}"#, "cannot take back"),
+        ("POST", "/api/undo", r#"{"plies":0}"#, "whole number"),
+        ("POST", "/api/undo", r#"{"plies":-1}"#, "whole number"),
+        ("POST", "/api/go", r#"{"movetime":0}"#, "whole number"),
+        ("POST", "/api/go", r#"{"depth":1000}"#, "whole number"),
+        ("POST", "/api/go", r#"{"nodes":"many"}"#, "whole number"),
+        ("POST", "/api/go", r#"{"depth":2,"play":"yes"}"#, "true or false"),
+        ("POST", "/api/analyse", r#"{"multipv":6}"#, "whole number"),
+        ("POST", "/api/analyse", r#"{"multipv":0}"#, "whole number"),
+        ("POST", "/api/stop", r#"{"now":true}"#, "unknown field"),
+        ("POST", "/api/pgn", "{}", "missing field"),
+        ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
+        ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
+        ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, ""),
+        ("POST", "/api/pgn", &long_game, "over 2000 moves"),
+    ];
+    for &(method, path, body, expected) in cases {
+        let message = refused(addr, method, path, body, 400);
+        let shown: String = body.chars().take(120).collect();
+        assert!(message.contains(expected), "{path} {shown}: {message}");
+        assert_eq!(game(addr), kept, "{path} {shown} kept the game");
+    }
+    assert!(refused(addr, "GET", "/api/nothing", "", 404).contains("no such endpoint"));
+    assert!(refused(addr, "GET", "/nothing.html", "", 404).contains("no such page"));
+    assert!(refused(addr, "DELETE", "/api/state", "", 405).contains("not allowed"));
+    assert!(refused(addr, "GET", "/api/move", "", 405).contains("not allowed"));
+    assert!(refused(addr, "POST", "/api/events", "", 405).contains("not allowed"));
+    let (status, text) = request_bytes(addr, "POST", "/api/move", &[0xff, 0xfe, b'{']);
+    assert_eq!(status, 400, "{text}");
+    let (status, text) = request(addr, "POST", "/api/pgn", &"x".repeat(1 << 21));
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("over"));
+    assert_eq!(game(addr), kept);
+
+    // A finished game refuses moves and engine searches.
+    let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR[] w KQkq - 1 3";
+    let s = ok(addr, "POST", "/api/new", &format!(r#"{{"variant":"clockwork","fen":"{mate}"}}"#));
+    assert_eq!(s["result"]["result"], "0-1");
+    assert_eq!(s["check"], "e1");
+    let over = game(addr);
+    assert!(refused(addr, "POST", "/api/move", r#"{"move":"a2a3"}"#, 400).contains("the game is over"));
+    assert!(refused(addr, "POST", "/api/go", r#"{"depth":1}"#, 400).contains("the game is over"));
+    assert_eq!(game(addr), over);
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn drops_swaps_and_succession() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+
+    // Clockwork: a captured man returns to its owner as a non-capturing twin.
+    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
+    for mv in ["e2e4", "d7d5", "e4d5"] {
+        ok(addr, "POST", "/api/move", &format!(r#"{{"move":"{mv}"}}"#));
+    }
+    let s = state(addr);
+    assert_eq!(hand(&s, "black"), [("S".to_string(), 1)]);
+    let drops: Vec<&Value> = legal(&s).into_iter().filter(|m| m["kind"] == "drop").collect();
+    assert!(drops.iter().all(|m| m["piece"] == "S" && m["from"].is_null()));
+    assert!(drops.iter().any(|m| m["to"] == "d6"));
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"S@d6"}"#);
+    assert!(hand(&s, "black").is_empty());
+    assert_eq!(s["board"][2][3], "s");
+    assert_eq!(s["moves"][3]["san"], "S@d6");
+
+    // Relocation: the swap phase is a set of board moves and a pass.
+    let s = ok(addr, "POST", "/api/new", r#"{"variant":"relocation"}"#);
+    assert!(s["setup"].as_bool().unwrap());
+    assert_eq!(s["side"], "black");
+    let moves = legal(&s);
+    assert!(moves.iter().any(|m| m["kind"] == "pass" && m["from"].is_null()));
+    let swap =
+        moves.iter().find(|m| m["kind"] == "swap" && m["from"] == "f8" && m["to"] == "e8").expect("king-queen swap");
+    let s = ok(addr, "POST", "/api/move", &format!(r#"{{"move":"{}"}}"#, swap["uci"].as_str().unwrap()));
+    assert_eq!((s["board"][0][4].as_str(), s["board"][0][5].as_str()), (Some("k"), Some("q")));
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"0000"}"#);
+    assert_eq!(s["side"], "white");
+
+    // Clash 5: a mated king with a safe joker may take the joker's place.
+    let fen = "k9/1Q8/2K7/10/10/10/10/10/10/9j b - - 0 1";
+    let s = ok(addr, "POST", "/api/new", &format!(r#"{{"variant":"clash5","fen":"{fen}"}}"#));
+    assert_eq!(s["check"], "a10");
+    assert!(s["result"].is_null());
+    let moves = legal(&s);
+    assert_eq!(moves.len(), 1);
+    assert_eq!(
+        (moves[0]["kind"].as_str(), moves[0]["from"].as_str(), moves[0]["to"].as_str()),
+        (Some("swap"), Some("a10"), Some("j1"))
+    );
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"a10j1"}"#);
+    assert_eq!(s["board"][9][9], "k");
+    assert_eq!(s["board"][0][0], "j");
+
+    // Promotion offers each choice of the army.
+    let fen = "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1";
+    let s = ok(addr, "POST", "/api/new", &format!(r#"{{"variant":"clockwork","fen":"{fen}"}}"#));
+    let mut choices: Vec<&str> =
+        legal(&s).iter().filter(|m| m["from"] == "a7").map(|m| m["piece"].as_str().unwrap_or("-")).collect();
+    choices.sort_unstable();
+    assert_eq!(choices, ["B", "N", "Q", "R"]);
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn several_clients_at_once() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"capablanca"}"#);
+    let mut events = open_events(addr);
+    let workers: Vec<_> = (0..4u64)
+        .map(|seed| {
+            thread::spawn(move || {
+                let mut rng = StdRng::seed_from_u64(seed);
+                for _ in 0..40 {
+                    let s = state(addr);
+                    let moves = legal(&s);
+                    if rng.gen_bool(0.3) || moves.is_empty() {
+                        let _ = request(addr, "POST", "/api/undo", "");
+                    } else {
+                        let m = moves[rng.gen_range(0..moves.len())]["uci"].as_str().unwrap().to_string();
+                        // Another client may have moved first: 200 or 400, never anything else.
+                        let (status, _) = request(addr, "POST", "/api/move", &format!(r#"{{"move":"{m}"}}"#));
+                        assert!(status == 200 || status == 400);
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("client thread");
+    }
+    // The game still replays from its moves, and the pages heard of it.
+    let s = state(addr);
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap().to_string();
+    let back = ok(addr, "POST", "/api/pgn", &serde_json::json!({ "pgn": pgn }).to_string());
+    assert_eq!(back["fen"], s["fen"]);
+    let seen = read_events(&mut events, Duration::from_secs(5), |name, _| name == "state");
+    assert!(!seen.is_empty());
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn fuzzed_requests_never_panic() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    let mut rng = StdRng::seed_from_u64(16);
+    let variants = ["chess", "capablanca", "caparandom", "clockwork", "relocation", "clash1", "clash5", "xiangqi", ""];
+    let paths = [
+        "/api/variants",
+        "/api/new",
+        "/api/state",
+        "/api/move",
+        "/api/undo",
+        "/api/go",
+        "/api/analyse",
+        "/api/stop",
+        "/api/pgn",
+        "/api/nope",
+        "/",
+        "/app.js",
+    ];
+    let mut statuses = [0usize; 6];
+    let started = Instant::now();
+    let mut legal_moves: Vec<String> = Vec::new();
+    for i in 0..10_000 {
+        let path = paths[rng.gen_range(0..paths.len())];
+        let method = if rng.gen_bool(0.9) {
+            if path == "/api/state" || path == "/" {
+                "GET"
+            } else {
+                "POST"
+            }
+        } else {
+            "PUT"
+        };
+        let body = match path {
+            "/api/new" => match rng.gen_range(0..4) {
+                0 => format!(r#"{{"variant":"{}"}}"#, variants[rng.gen_range(0..variants.len())]),
+                1 => format!(
+                    r#"{{"variant":"clockwork","fen":"{}"}}"#,
+                    garble(&mut rng, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pp] w KQkq - 0 1")
+                ),
+                2 => random_json(&mut rng, 3),
+                _ => garble(&mut rng, r#"{"variant":"clash5"}"#),
+            },
+            "/api/move" => match (rng.gen_range(0..3), legal_moves.is_empty()) {
+                (0 | 1, false) => format!(r#"{{"move":"{}"}}"#, legal_moves[rng.gen_range(0..legal_moves.len())]),
+                (0, _) => format!(r#"{{"move":"{}"}}"#, garble(&mut rng, "e2e4")),
+                _ => random_json(&mut rng, 2),
+            },
+            "/api/go" => match rng.gen_range(0..3) {
+                0 => format!(r#"{{"nodes":{},"play":{}}}"#, rng.gen_range(1..400), rng.gen_bool(0.5)),
+                1 => format!(r#"{{"depth":{}}}"#, rng.gen_range(0..3)),
+                _ => garble(&mut rng, r#"{"movetime":5}"#),
+            },
+            "/api/analyse" => format!(r#"{{"multipv":{}}}"#, rng.gen_range(0..7)),
+            "/api/undo" => format!(r#"{{"plies":{}}}"#, rng.gen_range(-1..4)),
+            "/api/pgn" if rng.gen_bool(0.5) => {
+                format!(r#"{{"pgn":"{}"}}"#, garble(&mut rng, "[Variant \"clockwork\"]\n\n1. e4 d5 2. exd5 S@d6 *"))
+            }
+            _ => random_json(&mut rng, 2),
+        };
+        let (status, text) = request(addr, method, path, &body);
+        statuses[(status / 100) as usize % 6] += 1;
+        assert!(status < 500, "request {i}: {method} {path} {body} -> {status} {text}");
+        if path == "/api/state" || (status == 200 && text.contains("\"legal\"")) {
+            if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                let s = if v.get("state").is_some() { &v["state"] } else { &v };
+                legal_moves = s["legal"]
+                    .as_array()
+                    .map(|l| l.iter().filter_map(|m| m["uci"].as_str().map(String::from)).collect())
+                    .unwrap_or_default();
+            }
+        }
+    }
+    ok(addr, "POST", "/api/stop", "");
+    let s = state(addr);
+    assert!(s["fen"].is_string(), "the server still answers");
+    println!(
+        "10^4 fuzzed requests in {:.1} s: {} ok, {} refused (4xx), {} panics",
+        started.elapsed().as_secs_f64(),
+        statuses[2],
+        statuses[4],
+        PANICS.load(Ordering::SeqCst)
+    );
+    assert!(statuses[2] > 1000 && statuses[4] > 1000, "both answers exercised: {statuses:?}");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+
+    // Raw garbage instead of HTTP: the server drops it and goes on.
+    for _ in 0..50 {
+        let junk: Vec<u8> = (0..rng.gen_range(0..200)).map(|_| rng.gen()).collect();
+        if let Ok(mut stream) = TcpStream::connect(addr) {
+            let _ = stream.write_all(&junk);
+        }
+    }
+    assert!(state(addr)["fen"].is_string());
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+/// `text` with a few characters replaced, deleted or doubled.
+fn garble(rng: &mut StdRng, text: &str) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..rng.gen_range(0..4) {
+        if chars.is_empty() {
+            break;
+        }
+        let i = rng.gen_range(0..chars.len());
+        match rng.gen_range(0..3) {
+            0 => chars[i] = char::from(rng.gen_range(b' '..=b'~')),
+            1 => {
+                chars.remove(i);
+            }
+            _ => chars.insert(i, chars[i]),
+        }
+    }
+    chars.into_iter().collect::<String>().replace('\\', "/")
+}
+
+/// A random JSON value (usually an object) as text.
+fn random_json(rng: &mut StdRng, depth: u32) -> String {
+    let keys = ["variant", "fen", "move", "plies", "movetime", "depth", "nodes", "multipv", "play", "pgn", "x"];
+    match rng.gen_range(0..if depth == 0 { 5 } else { 8 }) {
+        0 => "null".to_string(),
+        1 => rng.gen_bool(0.5).to_string(),
+        2 => rng.gen_range(-5i64..100_000).to_string(),
+        3 => format!("{:?}", ["e2e4", "", "clash5", "P@e4", "0000", "\u{e9}"][rng.gen_range(0..6)]),
+        4 => format!("{}", rng.gen::<f64>() * 1e3),
+        5 => {
+            format!("[{}]", (0..rng.gen_range(0..3)).map(|_| random_json(rng, depth - 1)).collect::<Vec<_>>().join(","))
+        }
+        _ => format!(
+            "{{{}}}",
+            (0..rng.gen_range(0..3))
+                .map(|_| format!("{:?}:{}", keys[rng.gen_range(0..keys.len())], random_json(rng, depth - 1)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
+/// An open `/api/events` stream, past its headers.
+fn open_events(addr: SocketAddr) -> BufReader<TcpStream> {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
+    write!(stream, "GET /api/events HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("send");
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        line.clear();
+        if reader.read_line(&mut line).is_ok() && line == "\r\n" {
+            return reader;
+        }
+    }
+    panic!("no event stream");
+}
+
+/// Reads events until `wanted(name, data)` holds or `timeout` passes;
+/// returns the data of the wanted events seen.
+fn read_events(
+    reader: &mut BufReader<TcpStream>,
+    timeout: Duration,
+    wanted: impl Fn(&str, &Value) -> bool,
+) -> Vec<Value> {
+    let deadline = Instant::now() + timeout;
+    let mut name = String::new();
+    let mut seen = Vec::new();
+    let mut line = String::new();
+    while Instant::now() < deadline {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => continue,
+        }
+        if let Some(n) = line.strip_prefix("event: ") {
+            name = n.trim().to_string();
+        } else if let Some(d) = line.strip_prefix("data: ") {
+            let data: Value = serde_json::from_str(d.trim()).expect("event data is JSON");
+            if wanted(&name, &data) {
+                seen.push(data);
+                return seen;
+            }
+        }
+    }
+    seen
+}

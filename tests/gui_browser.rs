@@ -1,0 +1,315 @@
+//! The board page in a real browser: headless Chromium driven through
+//! chromedriver's WebDriver API plays a Clockwork line with a capture and a
+//! drop by clicking, and checks the board and hands the page shows. Says
+//! SKIPPED (and passes) where Chromium or chromedriver is missing.
+//!
+//! With `MENAGERIE_SCREENSHOTS=DIR` it also takes the README's screenshots
+//! (Clockwork with full hands, Clash 5 under analysis, a Relocation swap
+//! choice) into DIR.
+
+mod gui_support;
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gui_support::{ok, request, start_server};
+use serde_json::{json, Value};
+
+/// The first of `names` found on PATH.
+fn find_tool(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file()))
+}
+
+/// A chromedriver process and one browser session on it.
+struct Browser {
+    driver: Child,
+    addr: SocketAddr,
+    session: String,
+}
+
+impl Browser {
+    fn start(chromium: &Path, chromedriver: &Path) -> Result<Browser, String> {
+        let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| e.to_string())?.port();
+        let driver = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start chromedriver: {e}"))?;
+        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        let mut browser = Browser { driver, addr, session: String::new() };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(addr).is_err() {
+            if Instant::now() > deadline {
+                return Err("chromedriver does not answer".into());
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--hide-scrollbars", "--window-size=1240,900", "--force-device-scale-factor=1"]
+        }}}});
+        let (status, body) = request(addr, "POST", "/session", &caps.to_string());
+        let reply: Value = serde_json::from_str(&body).map_err(|e| format!("chromedriver: {e}: {body}"))?;
+        browser.session = reply["value"]["sessionId"]
+            .as_str()
+            .ok_or_else(|| format!("no browser session ({status}): {}", reply["value"]["message"]))?
+            .to_string();
+        Ok(browser)
+    }
+
+    fn call(&self, method: &str, path: &str, body: &Value) -> Value {
+        self.try_call(method, path, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    fn try_call(&self, method: &str, path: &str, body: &Value) -> Result<Value, String> {
+        let url = format!("/session/{}{path}", self.session);
+        let text = if method == "GET" { String::new() } else { body.to_string() };
+        let (status, reply) = request(self.addr, method, &url, &text);
+        let value: Value = serde_json::from_str(&reply).map_err(|e| format!("{e}: {reply}"))?;
+        if status != 200 {
+            return Err(format!("{status} {}", value["value"]["message"]));
+        }
+        Ok(value["value"].clone())
+    }
+
+    fn open(&self, url: &str) {
+        self.call("POST", "/url", &json!({ "url": url }));
+    }
+
+    /// Runs JavaScript in the page and returns its value.
+    fn js(&self, script: &str) -> Value {
+        self.call("POST", "/execute/sync", &json!({ "script": script, "args": [] }))
+    }
+
+    /// Waits until the script returns true (a script that throws, as on an
+    /// element the page has not drawn yet, counts as false).
+    fn wait_for(&self, script: &str, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let body = json!({ "script": format!("try {{ {script} }} catch (e) {{ return false; }}"), "args": [] });
+        while self.try_call("POST", "/execute/sync", &body) != Ok(Value::Bool(true)) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; error line: {}; page: {}",
+                self.error_line(),
+                self.js("return JSON.stringify({version: ui.state.version, fen: ui.state.fen, busy: ui.engineBusy})")
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn error_line(&self) -> Value {
+        self.js("return document.getElementById('error').textContent")
+    }
+
+    /// A real mouse click on the element `css` selects.
+    /// The page redraws the board on every change, so an element found a
+    /// moment ago may be gone: find it again and retry.
+    fn click(&self, css: &str) {
+        let mut last_error = String::new();
+        for _ in 0..10 {
+            let found = self.call("POST", "/element", &json!({"using": "css selector", "value": css}));
+            let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("element id");
+            match self.try_call("POST", &format!("/element/{id}/click"), &json!({})) {
+                Ok(_) => return,
+                Err(e) => last_error = e,
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        panic!("cannot click {css}: {last_error}");
+    }
+
+    fn square(&self, name: &str) -> String {
+        let v = self.js(&format!("return document.querySelector('[data-square=\"{name}\"]').dataset.piece"));
+        v.as_str().unwrap_or("?").to_string()
+    }
+
+    /// The counts in one side's hand as shown: "S1 C2".
+    fn hand(&self, color: &str) -> String {
+        let v = self.js(&format!(
+            "return [...document.querySelectorAll('[data-hand=\"{color}\"]')].map(h => h.dataset.piece + h.querySelector('.count').textContent).join(' ')"
+        ));
+        v.as_str().unwrap_or("?").to_string()
+    }
+
+    /// Clicks `from` then `to`, and waits for the page to show `moves` moves.
+    fn click_move(&self, from: &str, to: &str, moves: usize) {
+        if let Some(letter) = from.strip_prefix("hand:") {
+            let (color, piece) = letter.split_once(':').expect("hand:color:piece");
+            self.click(&format!("[data-hand=\"{color}\"][data-piece=\"{piece}\"]"));
+        } else {
+            self.click(&format!("[data-square=\"{from}\"]"));
+        }
+        self.wait_for(
+            &format!("return document.querySelector('[data-square=\"{to}\"]').classList.contains('target')"),
+            &format!("{to} highlighted as a target of {from}"),
+        );
+        self.click(&format!("[data-square=\"{to}\"]"));
+        self.wait_for(&format!("return document.querySelectorAll('#moves span').length >= {moves} && document.querySelectorAll('#moves span')[{}].textContent !== ''", moves - 1), &format!("move {moves} listed"));
+    }
+
+    fn screenshot(&self, path: &Path) {
+        let data = self.call("GET", "/screenshot", &Value::Null);
+        let png = base64_decode(data.as_str().expect("base64 PNG"));
+        assert!(png.starts_with(b"\x89PNG"), "a PNG");
+        std::fs::write(path, png).expect("write the screenshot");
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = request(self.addr, "DELETE", &format!("/session/{}", self.session), "");
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
+    sextets
+        .chunks(4)
+        .flat_map(|c| {
+            let n = c.iter().enumerate().fold(0u32, |n, (i, &s)| n | u32::from(s) << (18 - 6 * i));
+            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            bytes.into_iter().take(c.len().saturating_sub(1))
+        })
+        .collect()
+}
+
+fn browser_or_skip() -> Option<Browser> {
+    let Some(chromium) = find_tool(&["chromium", "chromium-browser", "google-chrome"]) else {
+        println!("SKIPPED: chromium is not installed (Debian: apt-get install chromium chromium-driver)");
+        return None;
+    };
+    let Some(driver) = find_tool(&["chromedriver"]) else {
+        println!("SKIPPED: chromedriver is not installed (Debian: apt-get install chromium-driver)");
+        return None;
+    };
+    match Browser::start(&chromium, &driver) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            println!("SKIPPED: cannot start headless Chromium: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn clockwork_capture_and_drop_by_clicking() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    assert_eq!(browser.square("e1"), "K");
+    assert_eq!(browser.square("d8"), "q");
+
+    browser.click_move("e2", "e4", 1);
+    browser.click_move("d7", "d5", 2);
+    browser.click_move("e4", "d5", 3);
+    // The captured black pawn went back to Black's hand as a non-capturing pawn.
+    assert_eq!(browser.square("d5"), "P");
+    assert_eq!(browser.square("e4"), "");
+    assert_eq!(browser.hand("black"), "S1");
+    assert_eq!(browser.hand("white"), "");
+
+    browser.click_move("hand:black:S", "d6", 4);
+    assert_eq!(browser.square("d6"), "s");
+    assert_eq!(browser.hand("black"), "");
+    let moves = browser.js("return document.getElementById('moves').textContent");
+    assert_eq!(moves.as_str().map(|t| t.replace(char::is_whitespace, "")), Some("e4d5exd5S@d6".to_string()));
+    let fen = ok(addr, "GET", "/api/state", "")["fen"].as_str().unwrap_or("").to_string();
+    assert_eq!(fen, "rnbqkbnr/ppp1pppp/3s4/3P4/8/8/PPPP1PPP/RNBQKBNR[] w KQkq - 0 3");
+    // A hand piece the side to move cannot drop is not selected.
+    assert_eq!(browser.js("return document.querySelector('.held.sel') === null"), Value::Bool(true));
+
+    // Promotion: the choice of the army, then the chosen man on the board.
+    let fen = "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1";
+    ok(addr, "POST", "/api/new", &json!({"variant": "clockwork", "fen": fen}).to_string());
+    browser.wait_for("return document.querySelector('[data-square=\"a7\"]').dataset.piece === 'P'", "the new position");
+    browser.click("[data-square=\"a7\"]");
+    browser
+        .wait_for("return document.querySelector('[data-square=\"a8\"]').classList.contains('target')", "a8 a target");
+    browser.click("[data-square=\"a8\"]");
+    browser.wait_for("return document.querySelectorAll('#promotion button').length === 4", "four promotion choices");
+    browser.click("#promotion button[data-uci=\"a7a8n\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"a8\"]').dataset.piece === 'N'", "the knight on a8");
+
+    // Clash 5 succession: the mated king's only move is onto its joker.
+    let fen = "k9/1Q8/2K7/10/10/10/10/10/10/9j b - - 0 1";
+    ok(addr, "POST", "/api/new", &json!({"variant": "clash5", "fen": fen}).to_string());
+    browser
+        .wait_for("return document.querySelector('[data-square=\"a10\"]').classList.contains('check')", "check on a10");
+    browser.click("[data-square=\"a10\"]");
+    browser.wait_for(
+        "return document.querySelector('[data-square=\"j1\"]').classList.contains('swap')",
+        "the joker marked",
+    );
+    browser.click("[data-square=\"j1\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"j1\"]').dataset.piece === 'k'", "the king on j1");
+
+    // Against the engine: the person's move is answered by the engine's.
+    ok(addr, "POST", "/api/new", r#"{"variant":"capablanca"}"#);
+    browser.wait_for("return document.querySelector('[data-square=\"j1\"]').dataset.piece === 'R'", "capablanca");
+    browser.js("document.getElementById('movetime').value = '100'");
+    browser.click("input[name=\"mode\"][value=\"white\"]");
+    browser.click_move("e2", "e4", 1);
+    browser.wait_for("return document.querySelectorAll('#moves span')[1].textContent !== ''", "the engine's reply");
+    assert_eq!(ok(addr, "GET", "/api/state", "")["side"], "white");
+
+    if let Some(dir) = std::env::var_os("MENAGERIE_SCREENSHOTS") {
+        browser.click("input[name=\"mode\"][value=\"none\"]");
+        screenshots(&browser, addr, Path::new(&dir));
+    }
+}
+
+/// The README's pictures.
+fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("screenshot folder");
+    // Clockwork: both hands full after a run of exchanges, the last move marked.
+    let pgn = "[Variant \"clockwork\"]\n\n1. e4 e5 2. Nf3 Nc6 3. d4 exd4 4. Nxd4 Nxd4 5. Qxd4 Qf6 6. Qxf6 Nxf6 \
+               7. Bc4 Bc5 8. Bxf7+ Kxf7 9. O-O Bxf2+ 10. Rxf2 *";
+    ok(addr, "POST", "/api/pgn", &json!({ "pgn": pgn }).to_string());
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('.held').length >= 6", "full hands");
+    browser.screenshot(&dir.join("gui-clockwork.png"));
+
+    // Clash 5 on its 10x10 board, under analysis with three lines.
+    ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
+    for _ in 0..4 {
+        ok(addr, "POST", "/api/go", r#"{"depth":4,"play":true}"#);
+    }
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"j10\"]')", "the 10x10 board");
+    browser.js("document.getElementById('multipv').value = '3'");
+    browser.click("#analyse");
+    browser.wait_for("return document.querySelectorAll('#lines tbody tr').length === 3", "three analysis lines");
+    thread::sleep(Duration::from_secs(3));
+    browser.screenshot(&dir.join("gui-clash5.png"));
+    ok(addr, "POST", "/api/stop", "");
+
+    // Relocation: Black's king chosen, its swaps marked on the board.
+    ok(addr, "POST", "/api/new", r#"{"variant":"relocation"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !document.getElementById('setup-bar').hidden", "the swap phase");
+    browser.click("[data-square=\"f8\"]");
+    browser.wait_for("return document.querySelectorAll('.sq.target').length > 0", "swap targets");
+    browser.screenshot(&dir.join("gui-relocation.png"));
+    println!("screenshots written to {}", dir.display());
+}

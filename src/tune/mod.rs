@@ -88,6 +88,9 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
     if args.games == 0 || args.nodes == 0 || args.threads == 0 || args.epochs == 0 {
         return Err("--games, --nodes, --threads and --epochs must be at least 1".to_string());
     }
+    if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
+        return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
+    }
     let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Full };
     let eval = Evaluator::with_mode(&variant, mode);
     let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
@@ -106,7 +109,8 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
             random_plies: args.random_plies,
         };
         let samples = generate_with_progress(&variant, &eval, &plan);
-        write_samples(&data, &variant, &samples, &command).map_err(|e| format!("cannot write {}: {e}", data.display()))?;
+        write_samples(&data, &variant, &samples, &command)
+            .map_err(|e| format!("cannot write {}: {e}", data.display()))?;
         eprintln!("wrote {} positions to {}", samples.len(), data.display());
         (samples, None)
     };
@@ -116,15 +120,19 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
     let rows: Vec<Row> = samples
         .iter()
         .filter_map(|s| {
-            Position::from_fen(Arc::clone(&variant), &s.fen).ok().map(|pos| Row::new(&eval.trace(&pos), s.result, s.score))
+            Position::from_fen(Arc::clone(&variant), &s.fen)
+                .ok()
+                .map(|pos| Row::new(&eval.trace(&pos), s.result, s.score))
         })
         .collect();
     eprintln!("fitting {} weights to {} positions", 2 * eval.layout().len(), rows.len());
-    if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
-        return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
-    }
-    let plan =
-        FitPlan { epochs: args.epochs, threads: args.threads, rate: 1.0, lambda: args.lambda, regularize: args.regularize };
+    let plan = FitPlan {
+        epochs: args.epochs,
+        threads: args.threads,
+        rate: 1.0,
+        lambda: args.lambda,
+        regularize: args.regularize,
+    };
     let fitted = fit::fit(&rows, eval.weights(), &plan, |epoch, loss| eprintln!("  epoch {epoch:>4}: loss {loss:.6}"));
     println!(
         "positions {}  k {:.3}  loss before {:.6}  after {:.6}",

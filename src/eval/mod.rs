@@ -897,3 +897,24 @@ mod trace_tests {
         assert!(nc < real / 4, "non-capturing {nc} against capturing {real}");
     }
 }
+
+#[cfg(test)]
+mod shipped_tests {
+    use super::*;
+    use crate::variant::builtin::{SHIPPED, SHIPPED_EVAL};
+    use crate::variant::Registry;
+
+    #[test]
+    fn every_shipped_variant_loads_its_tuned_weights() {
+        let reg = Registry::builtin();
+        assert_eq!(reg.names().len(), SHIPPED.len(), "a shipped variant failed to load");
+        for (name, _) in SHIPPED_EVAL {
+            let v = reg.get(name).expect("shipped");
+            let tuned = v.tuned_eval.as_ref().expect("weights loaded");
+            // Every weight of the layout is in the file.
+            assert_eq!(tuned.entries.len(), 2 * Layout::new(&v).len(), "{name}");
+            let (full, hand) = (Evaluator::new(&v), Evaluator::hand(&v));
+            assert_ne!(full.weights(), hand.weights(), "{name}");
+        }
+    }
+}

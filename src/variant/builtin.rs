@@ -28,7 +28,18 @@ pub const SHIPPED: &[(&str, &str)] = &[
 
 /// Names GUIs use for our variants.
 /// The shipped variants' tuned evaluation weights (`menagerie tune`), by variant name.
-pub const SHIPPED_EVAL: &[(&str, &str)] = &[];
+pub const SHIPPED_EVAL: &[(&str, &str)] = &[
+    ("chess", include_str!("../../variants/chess.eval")),
+    ("capablanca", include_str!("../../variants/capablanca.eval")),
+    ("relocation", include_str!("../../variants/relocation.eval")),
+    ("caparandom", include_str!("../../variants/caparandom.eval")),
+    ("clockwork", include_str!("../../variants/clockwork.eval")),
+    ("clash1", include_str!("../../variants/clash1.eval")),
+    ("clash2", include_str!("../../variants/clash2.eval")),
+    ("clash3", include_str!("../../variants/clash3.eval")),
+    ("clash4", include_str!("../../variants/clash4.eval")),
+    ("clash5", include_str!("../../variants/clash5.eval")),
+];
 
 const ALIASES: &[(&str, &str)] = &[("normal", "chess"), ("standard", "chess"), ("fischerandom", "chess")];
 

@@ -261,39 +261,9 @@ impl CompiledRule {
 /// captures. Padding is never visited. The one forward walker: move
 /// generation, and the evaluation's reach and mobility, use it.
 #[inline(always)]
-pub fn for_each_target(board: &Board, from: Square, rule: &CompiledRule, them: Color, mut visit: impl FnMut(Square)) {
+pub fn for_each_target(board: &Board, from: Square, rule: &CompiledRule, them: Color, visit: impl FnMut(Square)) {
     let (quiet, captures) = (rule.mode.quiet(), rule.mode.captures());
-    let step = rule.step;
-    match rule.motion {
-        Motion::Leap | Motion::Lame { .. } => {
-            if let Motion::Lame { via } = rule.motion {
-                if !board[from.offset(via).index()].is_empty() {
-                    return;
-                }
-            }
-            let to = from.offset(step);
-            let t = board[to.index()];
-            if (t.is_empty() && quiet) || (captures && t.is_color(them)) {
-                visit(to);
-            }
-        }
-        Motion::Ride { min, max } => slide(board, from, step, (min, max), (quiet, captures), them, visit),
-        Motion::Hop => {
-            let mut screen = from.offset(step);
-            while board[screen.index()].is_empty() {
-                screen = screen.offset(step);
-            }
-            if board[screen.index()] != Cell::OFFBOARD {
-                slide(board, screen, step, (1, u8::MAX), (quiet, captures), them, visit);
-            }
-        }
-        Motion::Bent { second, min, max } => {
-            let corner = from.offset(step);
-            if board[corner.index()].is_empty() {
-                slide(board, corner, second, (min, max), (quiet, captures), them, visit);
-            }
-        }
-    }
+    walk(board, from, rule, |t| (t.is_empty() && quiet) || (captures && t.is_color(them)), visit);
 }
 
 /// Calls `visit` with every square that `rule`, a capturing rule, attacks
@@ -302,10 +272,22 @@ pub fn for_each_target(board: &Board, from: Square, rule: &CompiledRule, them: C
 /// that the evaluation sees defence as well as attack). Quiet-only rules
 /// attack nothing.
 #[inline(always)]
-pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, mut visit: impl FnMut(Square)) {
-    if !rule.mode.captures() {
-        return;
+pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, visit: impl FnMut(Square)) {
+    if rule.mode.captures() {
+        walk(board, from, rule, |t| t != Cell::OFFBOARD, visit);
     }
+}
+
+/// The squares `rule` reaches from `from` (along a line: up to and
+/// including the first man), visiting those whose content `accept`s.
+#[inline(always)]
+fn walk(
+    board: &Board,
+    from: Square,
+    rule: &CompiledRule,
+    accept: impl Fn(Cell) -> bool,
+    mut visit: impl FnMut(Square),
+) {
     let step = rule.step;
     match rule.motion {
         Motion::Leap | Motion::Lame { .. } => {
@@ -315,74 +297,49 @@ pub fn for_each_attacked(board: &Board, from: Square, rule: &CompiledRule, mut v
                 }
             }
             let to = from.offset(step);
-            if board[to.index()] != Cell::OFFBOARD {
+            if accept(board[to.index()]) {
                 visit(to);
             }
         }
-        Motion::Ride { min, max } => sweep(board, from, step, (min, max), &mut visit),
+        Motion::Ride { min, max } => slide(board, from, step, (min, max), &accept, &mut visit),
         Motion::Hop => {
             let mut screen = from.offset(step);
             while board[screen.index()].is_empty() {
                 screen = screen.offset(step);
             }
             if board[screen.index()] != Cell::OFFBOARD {
-                sweep(board, screen, step, (1, u8::MAX), &mut visit);
+                slide(board, screen, step, (1, u8::MAX), &accept, &mut visit);
             }
         }
         Motion::Bent { second, min, max } => {
             let corner = from.offset(step);
             if board[corner.index()].is_empty() {
-                sweep(board, corner, second, (min, max), &mut visit);
+                slide(board, corner, second, (min, max), &accept, &mut visit);
             }
         }
     }
 }
 
-/// Visits the squares from `start` (exclusive) along `step` that are
-/// `min..=max` steps away, up to and including the first man.
-#[inline(always)]
-fn sweep(board: &Board, start: Square, step: i16, (min, max): (u8, u8), visit: &mut impl FnMut(Square)) {
-    let mut to = start;
-    for k in 1..=max {
-        to = to.offset(step);
-        let t = board[to.index()];
-        if t == Cell::OFFBOARD {
-            return;
-        }
-        if k >= min {
-            visit(to);
-        }
-        if !t.is_empty() {
-            return;
-        }
-    }
-}
-
-/// Slides from `start` (exclusive) along `step` over empty squares, visiting
-/// those `min..=max` steps away that the rule may end on, up to and including
-/// the first man (a capture when it is one of `them`).
+/// Slides from `start` (exclusive) along `step` over empty squares up to
+/// and including the first man (or the edge), visiting the squares
+/// `min..=max` steps away whose content `accept`s.
 #[inline(always)]
 fn slide(
     board: &Board,
     start: Square,
     step: i16,
     (min, max): (u8, u8),
-    (quiet, captures): (bool, bool),
-    them: Color,
-    mut visit: impl FnMut(Square),
+    accept: &impl Fn(Cell) -> bool,
+    visit: &mut impl FnMut(Square),
 ) {
     let mut to = start;
     for k in 1..=max {
         to = to.offset(step);
         let t = board[to.index()];
-        if t.is_empty() {
-            if quiet && k >= min {
-                visit(to);
-            }
-        } else {
-            if captures && k >= min && t.is_color(them) {
-                visit(to);
-            }
+        if k >= min && accept(t) {
+            visit(to);
+        }
+        if !t.is_empty() {
             return;
         }
     }

@@ -22,13 +22,21 @@ variants=$("$bin" variants | awk '{print $1}')
 fail=0
 total=0
 start=$(date +%s)
+# The variants the XBoard side offers (Clockwork is not: XBoard cannot hold its hands);
+# the others are played UCI against UCI.
+xboard_variants=$(printf 'xboard\nprotover 2\nquit\n' | "$bin" xboard | sed -n 's/.*variants="\([^"]*\)".*/,\1,/p')
 for v in $variants; do
     pgn="$dir/$v.pgn"
     rm -f "$pgn"
+    second=(--engine "cmd=$bin xboard" proto=xboard name=xboard option.Hash=16)
+    parent=$(awk '$1 == "xboard-parent" {print $2; exit}' "variants/$v.var" 2>/dev/null || true)
+    case $xboard_variants in
+        *,"$v",* | *,"${parent:-$v}",*) ;;
+        *) second=(--engine "cmd=$bin uci" name=uci2 option.Hash=16) ;;
+    esac
     "$bin" match --quiet --variant "$v" --games "$games" --tc "$tc" --concurrency 2 --random-plies 4 \
         --max-moves 300 --pgn "$pgn" \
-        --engine "cmd=$bin uci" name=uci option.Hash=16 \
-        --engine "cmd=$bin xboard" proto=xboard name=xboard option.Hash=16 > "$dir/$v.summary" 2>&1 &
+        --engine "cmd=$bin uci" name=uci option.Hash=16 "${second[@]}" > "$dir/$v.summary" 2>&1 &
     runner=$!
     peak=0
     while kill -0 "$runner" 2>/dev/null; do

@@ -96,6 +96,35 @@ fn xboard_betza(betza: &str, takes_en_passant: bool) -> String {
     out
 }
 
+/// XBoard's piece-to-char table for `v`: each piece gets XBoard's type with
+/// the same letter, else a free type; `None` when the types run out.
+/// XBoard's move generator lets only its Pawn and Lance types promote (on
+/// the last rank, to the queen when the engine names no piece), so a man
+/// that promotes goes on one of those two, and no other piece may.
+fn piece_to_char(v: &Variant) -> Option<Vec<char>> {
+    let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
+    let promoting_slot = |i: usize| order[i] == 'P' || order[i] == 'L';
+    let promotes = |k: usize| Color::ALL.iter().any(|&c| v.promotions[c].get(k).is_some_and(|p| !p.is_empty()));
+    let mut table = vec!['.'; order.len()];
+    let mut unplaced = Vec::new();
+    for (k, p) in v.pieces.iter().enumerate() {
+        match order.iter().position(|&c| c == p.letter) {
+            Some(i) if table[i] == '.' && promoting_slot(i) == promotes(k) => table[i] = p.letter,
+            _ => unplaced.push(k),
+        }
+    }
+    for k in unplaced {
+        // XBoard's last type is the king; never give it to another piece.
+        // Promoting men prefer the promoting types; only they may take them.
+        let allowed = |i: usize| table[i] == '.' && (promotes(k) || !promoting_slot(i));
+        let free = (0..order.len() - 1)
+            .find(|&i| allowed(i) && promoting_slot(i) == promotes(k))
+            .or_else(|| (0..order.len() - 1).find(|&i| allowed(i)))?;
+        table[free] = v.pieces[k].letter;
+    }
+    Some(table)
+}
+
 /// `setup` and `piece` lines describing an engine-defined variant, or
 /// nothing for variants XBoard knows itself.
 fn variant_definition(engine: &Engine) -> Vec<String> {
@@ -104,23 +133,9 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
     if xboard_name(engine, v) == parent {
         return Vec::new();
     }
-    // Give each piece XBoard's type with the same letter, else a free type.
-    let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
-    let mut table = vec!['.'; order.len()];
-    let mut unplaced = Vec::new();
-    for p in &v.pieces {
-        match order.iter().position(|&c| c == p.letter) {
-            Some(i) if table[i] == '.' => table[i] = p.letter,
-            _ => unplaced.push(p.letter),
-        }
-    }
-    for letter in unplaced {
-        // XBoard's last type is the king; never give it to another piece.
-        match table[..order.len() - 1].iter().position(|&c| c == '.') {
-            Some(i) => table[i] = letter,
-            None => return Vec::new(),
-        }
-    }
+    let Some(table) = piece_to_char(v) else {
+        return Vec::new();
+    };
     let white: String = table.iter().collect();
     let black = white.to_ascii_lowercase();
     let pocket = if v.hands { v.pieces.len() } else { 0 };
@@ -717,6 +732,20 @@ mod tests {
         assert_eq!(xboard_betza("fK", false), "fWfF");
         assert_eq!(xboard_betza("fmQ", false), "fmRfmB");
         assert_eq!(xboard_betza("K", false), "K");
+    }
+
+    #[test]
+    fn only_promoting_men_get_xboards_promoting_types() {
+        let engine = Engine::new();
+        let table = |name: &str| -> String {
+            let v = engine.registry().get(name).expect("variant ships");
+            piece_to_char(&v).expect("types suffice").into_iter().collect()
+        };
+        // The leo (L) does not promote: not on XBoard's Lance, which would.
+        assert_eq!(table("clash2"), "PNBRQFLAC.M....G....UK");
+        // The special pawn (S) promotes: on the Lance.
+        assert_eq!(table("clash5"), "PNBRQF.AC.MO..J...S..K");
+        assert_eq!(table("clash1"), "PNBRQF.AC.M.H..G....UK");
     }
 
     #[test]

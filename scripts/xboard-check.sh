@@ -10,7 +10,7 @@
 # $OUT (default: target/xboard-check). Exits non-zero when a game failed.
 # Legality testing stays on (XBoard checks every move against the engine's
 # `piece` lines); Relocation games start from arrays of
-# variants/relocation-arrays.epd sent with setboard.
+# variants/relocation-arrays.epd that XBoard loads (-lpf) and sends with setboard.
 set -u
 cd "$(dirname "$0")/.."
 GAMES=${1:-2}
@@ -51,7 +51,10 @@ for variant in $VARIANTS; do
         position=""
         if [ "$variant" = relocation ]; then
             # Arrays 1, 60, 100, ... of the 144.
-            position="-lpf $OUT/arrays.fen -lpi $(( (game * 59) % 144 + 1 ))"
+            # XBoard learns the 10x8 board from the engine's `setup` line, after
+            # it has loaded the array: the size and letters make it loadable.
+            position="-boardWidth 10 -boardHeight 8 -pieceToCharTable PNBRQ..AC............Kpnbrq..ac............k"
+            position="$position -lpf $OUT/arrays.fen -lpi $(( (game * 59) % 144 + 1 ))"
         fi
         # shellcheck disable=SC2086
         timeout 600 "$XBOARD" -fcp "$ENGINE" -scp "$ENGINE" -variant "$variant" -mg 1 $TC $position \

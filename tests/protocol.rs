@@ -377,6 +377,38 @@ fn xboard_as_first_uci_line_switches_protocol() {
 }
 
 #[test]
+fn xboard_setboard_after_variant_is_the_start_xboard_learns() {
+    // XBoard sends an array it loaded itself right after `variant`, before it
+    // reads the engine's `setup`; that `setup` then carries the array, so
+    // XBoard's board and the engines' agree.
+    let arrays = std::fs::read_to_string("variants/relocation-arrays.epd").expect("arrays ship");
+    let array = arrays.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).nth(59).expect("144 arrays");
+    let mut s = Engine::start(&["xboard"]);
+    s.send("protover 2");
+    s.expect(5, "done=1", |l| l.contains("done=1"));
+    for line in ["new", "variant relocation", "level 40 5 0", "ping 1", "force"] {
+        s.send(line);
+    }
+    s.send(&format!("setboard {array}"));
+    let setup = s.expect_prefix(5, "setup (");
+    assert_eq!(setup.split_once(") ").map(|(_, rest)| rest), Some(format!("10x8+0_caparandom {array}").as_str()));
+    // XBoard castles its caparandom parent Chess960-style itself: no `O` atom.
+    s.expect(5, "king line", |l| l == "piece K& K");
+    s.expect(5, "pong after the definition", |l| l == "pong 1");
+    // Without a `setboard` the definition comes on its own, before the pong.
+    for line in ["new", "variant clash2", "ping 2"] {
+        s.send(line);
+    }
+    let setup = s.expect_prefix(5, "setup (");
+    assert!(
+        setup.ends_with(" 10x10+0_fairy lrfbkmbfrl/g8g/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBUQKUBNR/3A2C3 w - - 0 1"),
+        "{setup}"
+    );
+    s.expect(5, "pong", |l| l == "pong 2");
+    s.quit("quit");
+}
+
+#[test]
 fn material_evaluation_scores_material_alone() {
     // A lone knight on d4: the full evaluation adds centralisation and tempo,
     // the material baseline says exactly the knight's value (320 in chess.var).

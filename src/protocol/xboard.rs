@@ -11,7 +11,8 @@
 //! owner's hand (Clockwork) are not offered: XBoard's holdings give them to
 //! the capturer.
 
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
 
 use super::{send, Event, Output, Protocol};
 use crate::engine::{Engine, EngineEvent};
@@ -22,6 +23,9 @@ use crate::outcome::GameEnd;
 use crate::piece::{Color, PieceKind};
 use crate::search::{Limits, Score};
 use crate::variant::Variant;
+
+/// How long a variant definition waits for a `setboard` after `variant`.
+const DEFINITION_HOLD: Duration = Duration::from_millis(200);
 
 /// XBoard's piece types, in the order of its piece-to-char table.
 const XBOARD_PIECE_ORDER: &str = "PNBRQFEACWMOHIJGDVLSUK";
@@ -96,6 +100,35 @@ fn xboard_betza(betza: &str, takes_en_passant: bool) -> String {
     out
 }
 
+/// XBoard's piece-to-char table for `v`: each piece gets XBoard's type with
+/// the same letter, else a free type; `None` when the types run out.
+/// XBoard's move generator lets only its Pawn and Lance types promote (on
+/// the last rank, to the queen when the engine names no piece), so a man
+/// that promotes goes on one of those two, and no other piece may.
+fn piece_to_char(v: &Variant) -> Option<Vec<char>> {
+    let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
+    let promoting_slot = |i: usize| order[i] == 'P' || order[i] == 'L';
+    let promotes = |k: usize| Color::ALL.iter().any(|&c| v.promotions[c].get(k).is_some_and(|p| !p.is_empty()));
+    let mut table = vec!['.'; order.len()];
+    let mut unplaced = Vec::new();
+    for (k, p) in v.pieces.iter().enumerate() {
+        match order.iter().position(|&c| c == p.letter) {
+            Some(i) if table[i] == '.' && promoting_slot(i) == promotes(k) => table[i] = p.letter,
+            _ => unplaced.push(k),
+        }
+    }
+    for k in unplaced {
+        // XBoard's last type is the king; never give it to another piece.
+        // Promoting men prefer the promoting types; only they may take them.
+        let allowed = |i: usize| table[i] == '.' && (promotes(k) || !promoting_slot(i));
+        let free = (0..order.len() - 1)
+            .find(|&i| allowed(i) && promoting_slot(i) == promotes(k))
+            .or_else(|| (0..order.len() - 1).find(|&i| allowed(i)))?;
+        table[free] = v.pieces[k].letter;
+    }
+    Some(table)
+}
+
 /// `setup` and `piece` lines describing an engine-defined variant, or
 /// nothing for variants XBoard knows itself.
 fn variant_definition(engine: &Engine) -> Vec<String> {
@@ -104,23 +137,9 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
     if xboard_name(engine, v) == parent {
         return Vec::new();
     }
-    // Give each piece XBoard's type with the same letter, else a free type.
-    let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
-    let mut table = vec!['.'; order.len()];
-    let mut unplaced = Vec::new();
-    for p in &v.pieces {
-        match order.iter().position(|&c| c == p.letter) {
-            Some(i) if table[i] == '.' => table[i] = p.letter,
-            _ => unplaced.push(p.letter),
-        }
-    }
-    for letter in unplaced {
-        // XBoard's last type is the king; never give it to another piece.
-        match table[..order.len() - 1].iter().position(|&c| c == '.') {
-            Some(i) => table[i] = letter,
-            None => return Vec::new(),
-        }
-    }
+    let Some(table) = piece_to_char(v) else {
+        return Vec::new();
+    };
     let white: String = table.iter().collect();
     let black = white.to_ascii_lowercase();
     let pocket = if v.hands { v.pieces.len() } else { 0 };
@@ -132,7 +151,10 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
     for (k, p) in v.pieces.iter().enumerate() {
         let takes_en_passant = v.is_en_passant_kind(PieceKind(k as u8));
         let mut betza = p.xboard_betza.clone().unwrap_or_else(|| xboard_betza(&p.betza, takes_en_passant));
-        if v.royal.is_some_and(|r| r.index() == k) {
+        // XBoard castles its Chess960-style parents itself (king to the c or
+        // the second-to-last file); the `O` atom would add a second castling.
+        let castles_itself = matches!(parent.as_str(), "caparandom" | "fischerandom");
+        if v.royal.is_some_and(|r| r.index() == k) && !castles_itself {
             if let Some(c) = &v.castling {
                 betza.push_str(&format!("O{}", (c.king_files[1] as i32 - c.king_files[0] as i32) / 2));
             }
@@ -199,6 +221,11 @@ struct SessionState {
     /// `pong` replies held back until the move being thought about is sent
     /// (CECP: a ping received on our move is answered after the move).
     pending_pongs: Vec<String>,
+    /// `variant` switched to a variant XBoard learns from `setup`/`piece`
+    /// lines, not sent yet: a `setboard` right after it gives the start.
+    definition_pending: bool,
+    /// `pong` replies held back with the definition, sent after it.
+    definition_pongs: Vec<String>,
 }
 
 impl SessionState {
@@ -219,6 +246,8 @@ impl SessionState {
             time_ms: None,
             otim_ms: None,
             pending_pongs: Vec::new(),
+            definition_pending: false,
+            definition_pongs: Vec::new(),
         }
     }
 }
@@ -451,6 +480,20 @@ impl Session<'_> {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some((&cmd, args)) = tokens.split_first() else { return true };
         let arg = args.first().copied().unwrap_or("");
+        // Commands that set up a game wait with the definition; the rest
+        // need it first. `setboard` sends it after taking the position.
+        const SETTING_UP: &[&str] = &[
+            "level", "st", "sd", "time", "otim", "nps", "post", "nopost", "hard", "easy", "ping", "force", "memory",
+            "cores", "option", "random", "computer", "accepted", "rejected", "name", "rating", "ics", "setboard",
+        ];
+        if matches!(cmd, "new" | "variant") {
+            // The held-back definition describes a variant no longer chosen;
+            // sending it would make XBoard's board that variant's start.
+            self.st.definition_pending = false;
+        }
+        if !SETTING_UP.contains(&cmd) {
+            self.send_definition();
+        }
         match cmd {
             "xboard" | "accepted" | "rejected" | "random" | "computer" | "name" | "rating" | "ics" | "draw"
             | "hard" | "easy" | "pause" | "resume" | "hint" | "bk" | "otim_" | "exclude" | "include" | "."
@@ -481,7 +524,10 @@ impl Session<'_> {
                 self.st.engine_side = if cmd == "white" { Color::Black } else { Color::White };
             }
             "usermove" => self.user_move(arg),
-            "setboard" => self.set_board(&args.join(" ")),
+            "setboard" => {
+                self.set_board(&args.join(" "));
+                self.send_definition();
+            }
             "level" | "st" | "sd" | "time" | "otim" | "nps" => self.time_control(cmd, args, line),
             "?" => self.engine.stop(),
             "ping" => self.ping(arg),
@@ -592,11 +638,25 @@ impl Session<'_> {
                     // The position comes from the variant's own start: it loads.
                     let _ = self.engine.set_position(Some(&pos.to_fen()), &[]);
                 }
-                for l in variant_definition(self.engine) {
-                    self.send(&l);
-                }
+                self.st.definition_pending = true;
             }
             Err(e) => self.error(&e.to_string(), line),
+        }
+    }
+
+    /// Sends the `setup` and `piece` lines `variant` held back. XBoard
+    /// takes the first engine's `setup` position as the game's start (also
+    /// over a position it loaded itself, when the board changes), and sends
+    /// `setboard` right after `variant`: so a `setboard` first (a Relocation
+    /// array loaded into XBoard) makes that position the start.
+    fn send_definition(&mut self) {
+        if std::mem::take(&mut self.st.definition_pending) {
+            for l in variant_definition(self.engine) {
+                self.send(&l);
+            }
+        }
+        for pong in std::mem::take(&mut self.st.definition_pongs) {
+            self.send(&pong);
         }
     }
 
@@ -615,7 +675,10 @@ impl Session<'_> {
     /// `ping N`: answered at once, or after the move being thought about.
     fn ping(&mut self, arg: &str) {
         let pong = format!("pong {arg}");
-        if matches!(self.st.searching, Some((_, Purpose::Move))) {
+        if self.st.definition_pending {
+            // The definition comes first: XBoard takes `pong` as "all done".
+            self.st.definition_pongs.push(pong);
+        } else if matches!(self.st.searching, Some((_, Purpose::Move))) {
             self.st.pending_pongs.push(pong);
         } else {
             self.send(&pong);
@@ -678,7 +741,24 @@ fn parse_level(args: &[&str]) -> Option<(u32, u64, u64)> {
 /// Runs XBoard until `quit` or end of input.
 pub fn run(engine: &mut Engine, rx: &Receiver<Event>, tx: &Sender<Event>, out: &Output) -> Option<Protocol> {
     let mut session = Session { engine, tx, out, st: SessionState::new() };
-    while let Ok(event) = rx.recv() {
+    loop {
+        // A held-back variant definition goes out once XBoard's burst of
+        // commands after `variant` is over (no `setboard` among them).
+        let event = if session.st.definition_pending {
+            match rx.recv_timeout(DEFINITION_HOLD) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    session.send_definition();
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match rx.recv() {
+                Ok(event) => event,
+                Err(_) => break,
+            }
+        };
         match event {
             Event::Line(line) => {
                 if !session.command(&line) {
@@ -717,6 +797,20 @@ mod tests {
         assert_eq!(xboard_betza("fK", false), "fWfF");
         assert_eq!(xboard_betza("fmQ", false), "fmRfmB");
         assert_eq!(xboard_betza("K", false), "K");
+    }
+
+    #[test]
+    fn only_promoting_men_get_xboards_promoting_types() {
+        let engine = Engine::new();
+        let table = |name: &str| -> String {
+            let v = engine.registry().get(name).expect("variant ships");
+            piece_to_char(&v).expect("types suffice").into_iter().collect()
+        };
+        // The leo (L) does not promote: not on XBoard's Lance, which would.
+        assert_eq!(table("clash2"), "PNBRQFLAC.M....G....UK");
+        // The special pawn (S) promotes: on the Lance.
+        assert_eq!(table("clash5"), "PNBRQF.AC.MO..J...S..K");
+        assert_eq!(table("clash1"), "PNBRQF.AC.M.H..G....UK");
     }
 
     #[test]

@@ -32,10 +32,15 @@ pub fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Du
     // clock drains to about the reserve and then hovers there (each move then
     // costs less than the increment brings), so a latency spike of a loaded
     // machine meets a cushion instead of an empty clock.
-    let left = time.saturating_sub(overhead);
-    let available = left.saturating_sub((2 * overhead).min(left / 2)).max(1);
     // `movestogo 0` (CECP `level 0 ...`) means no moves count: sudden death.
-    let moves_to_go = limits.movestogo.filter(|&n| n > 0).unwrap_or(30).clamp(1, 50) as u64;
+    let counted = limits.movestogo.filter(|&n| n > 0);
+    let moves_to_go = counted.unwrap_or(30).clamp(1, 50) as u64;
+    // With a moves count, every move left before the control costs the
+    // overhead on top of its search: keep it back for all of them, not just
+    // this one, or the last moves of the control find an empty clock.
+    let latency = overhead.saturating_mul(if counted.is_some() { moves_to_go } else { 1 });
+    let left = time.saturating_sub(latency);
+    let available = left.saturating_sub((2 * overhead).min(left / 2)).max(1);
     // Never plan to spend more than a third of it on one move (three
     // quarters for the last move before a new time control).
     let cap = if moves_to_go == 1 { available * 3 / 4 } else { available / 3 };
@@ -83,6 +88,29 @@ mod tests {
         assert_eq!(time_budget(&zero, Color::White), time_budget(&sudden, Color::White));
         assert_eq!(time_budget(&sudden, Color::White).0, Some(Duration::from_millis(2000)));
         assert_eq!(time_budget(&one, Color::White).0, Some(Duration::from_millis(45_000)));
+    }
+
+    #[test]
+    fn a_moves_count_lasts_to_the_time_control() {
+        // Every move takes its whole hard limit plus the overhead as latency:
+        // the clock still reaches the 40th move, at 40 moves in 5 s and in 60 s.
+        for base in [5_000u64, 60_000] {
+            let mut clock = base as i64;
+            for played in 0..40u32 {
+                let limits = Limits {
+                    wtime: Some(clock.max(0) as u64),
+                    movestogo: Some(40 - played),
+                    move_overhead: 50,
+                    ..Limits::default()
+                };
+                let (_, hard) = time_budget(&limits, Color::White);
+                clock -= hard.unwrap_or_default().as_millis() as i64 + 50;
+                assert!(clock > 0, "{base} ms: flagged at move {}", played + 1);
+            }
+        }
+        // The reserve still leaves the first move most of its fair share (125 ms).
+        let limits = Limits { wtime: Some(5_000), movestogo: Some(40), move_overhead: 50, ..Limits::default() };
+        assert!(time_budget(&limits, Color::White).0 >= Some(Duration::from_millis(70)));
     }
 
     #[test]

@@ -504,6 +504,19 @@ impl Position {
         self.variant.motion.attackers(&self.board, sq, by, out);
     }
 
+    /// The square of the man move `m` captures, if it captures (the
+    /// en-passant victim stands off the target square).
+    #[inline]
+    pub fn victim_square(&self, m: Move) -> Option<Square> {
+        match m.kind() {
+            MoveKind::EnPassant => Some(self.st.ep_victim),
+            MoveKind::Normal | MoveKind::Promotion | MoveKind::DoublePush if self.cell(m.to()).is_piece() => {
+                Some(m.to())
+            }
+            _ => None,
+        }
+    }
+
     /// True when the side to move's royal piece is attacked.
     pub fn in_check(&self) -> bool {
         let us = self.side;

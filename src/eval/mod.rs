@@ -76,9 +76,6 @@ struct KindFacts {
     value: [i32; MAX_KINDS],
     /// Average empty-board reach.
     average_reach: [i32; MAX_KINDS],
-    /// Rank of each kind by value (equal values share a rank): threats
-    /// compare attackers and victims by it. Set with the weights.
-    value_rank: [u8; MAX_KINDS],
     /// Kinds that promote (pawns), as a bitmask.
     pawns: u32,
     /// Kinds that can capture, or promote to one that can.
@@ -89,6 +86,8 @@ struct KindFacts {
     phase_weight: [i32; MAX_KINDS],
     /// Start position's count of each kind, White's minus Black's (board and hand).
     start_balance: [i32; MAX_KINDS],
+    /// Total phase weight of the start position (board and hands), at least 1.
+    phase_total: i32,
 }
 
 /// Precomputed evaluation tables of one variant.
@@ -103,6 +102,9 @@ pub struct Evaluator {
     /// Value per kind used by threats, search and exchanges: the blend of
     /// the material weights.
     value: [i32; MAX_KINDS],
+    /// Rank of each kind by [`Evaluator::value`] (equal values share a
+    /// rank): threats compare attackers and victims by it.
+    value_rank: [u8; MAX_KINDS],
     /// Middlegame and endgame scores of a man standing on a square, per
     /// `cell * MAILBOX_SIZE + square`, White's view (material included).
     mg: Vec<i32>,
@@ -112,8 +114,6 @@ pub struct Evaluator {
     mg_constant: i32,
     /// Count material only.
     material_only: bool,
-    /// Total phase weight of the start position (board and hands).
-    phase_total: i32,
 }
 
 /// The features of one position, for the tuner: the score is
@@ -258,12 +258,12 @@ impl KindFacts {
         let mut facts = KindFacts {
             value: [0; MAX_KINDS],
             average_reach: [0; MAX_KINDS],
-            value_rank: [0; MAX_KINDS],
             pawns: 0,
             armed: 0,
             royal: v.royal,
             phase_weight: [0; MAX_KINDS],
             start_balance: [0; MAX_KINDS],
+            phase_total: 0,
         };
         for k in 0..kinds {
             let kind = PieceKind(k as u8);
@@ -310,14 +310,18 @@ impl KindFacts {
                 let c = start.cell(sq);
                 if c.is_piece() {
                     facts.start_balance[c.kind().index()] += sign(c.color());
+                    facts.phase_total += facts.phase_weight[c.kind().index()];
                 }
             }
             for color in Color::ALL {
                 for k in 0..kinds {
-                    facts.start_balance[k] += sign(color) * start.hand_count(color, PieceKind(k as u8)) as i32;
+                    let n = start.hand_count(color, PieceKind(k as u8)) as i32;
+                    facts.start_balance[k] += sign(color) * n;
+                    facts.phase_total += facts.phase_weight[k] * n;
                 }
             }
         }
+        facts.phase_total = facts.phase_total.max(1);
         facts
     }
 
@@ -350,13 +354,6 @@ impl Evaluator {
         if let (EvalMode::Full, Some(tuned)) = (mode, &v.tuned_eval) {
             tuned.apply(&mut weights);
         }
-        let mut phase_total = 0;
-        for k in 0..v.kind_count().min(MAX_KINDS) {
-            // The start position's phase weight: its men, board and hand.
-            if let Some(start) = &start {
-                phase_total += facts.phase_weight[k] * start_men(start, PieceKind(k as u8));
-            }
-        }
         let evaluator = Evaluator {
             variant: Arc::clone(variant),
             layout: Arc::new(layout),
@@ -364,11 +361,11 @@ impl Evaluator {
             facts: Arc::new(facts),
             reach: Arc::new(reach),
             value: [0; MAX_KINDS],
+            value_rank: [0; MAX_KINDS],
             mg: Vec::new(),
             eg: Vec::new(),
             mg_constant: 0,
             material_only: mode == EvalMode::Material,
-            phase_total: phase_total.max(1),
         };
         evaluator.with_weights(weights)
     }
@@ -401,11 +398,9 @@ impl Evaluator {
                 ((w.mg + w.eg) / 2).max(1)
             };
         }
-        let mut facts = (*self.facts).clone();
         for k in 0..kinds {
-            facts.value_rank[k] = (0..kinds).filter(|&j| self.value[j] < self.value[k]).count() as u8;
+            self.value_rank[k] = (0..kinds).filter(|&j| self.value[j] < self.value[k]).count() as u8;
         }
-        self.facts = Arc::new(facts);
         self.mg_constant =
             -(0..kinds).map(|k| self.facts.start_balance[k] * self.weights[material + k].mg).sum::<i32>();
         let mut mg = vec![0i32; Cell::COUNT * MAILBOX_SIZE];
@@ -513,7 +508,7 @@ impl Evaluator {
 
     /// The blend's phase (0..=256) and the score's scale (0..=64).
     fn phase_and_scale(&self, walked: &Walked, mg: i32, eg: i32) -> (i32, i32) {
-        let phase = (walked.phase * PHASE_MAX / self.phase_total).min(PHASE_MAX);
+        let phase = (walked.phase * PHASE_MAX / self.facts.phase_total).min(PHASE_MAX);
         let score = mg * phase + eg * (PHASE_MAX - phase);
         let ahead = if score >= 0 { Color::White } else { Color::Black };
         let scale = if walked.armed[ahead.index()] { SCALE_MAX } else { CANNOT_MATE_SCALE };
@@ -597,7 +592,7 @@ impl Evaluator {
                             let count = &mut attacks[us][to.index()];
                             *count = count.saturating_add(1);
                             let least = &mut cheapest[us][to.index()];
-                            *least = (*least).min(facts.value_rank[k]);
+                            *least = (*least).min(self.value_rank[k]);
                             if t.is_color(!color) || (quiet && t.is_empty()) {
                                 mobility += 1;
                             }
@@ -660,7 +655,7 @@ impl Evaluator {
                 continue;
             }
             if attacks[them][sq.index()] > 0 {
-                if cheapest[them][sq.index()] < facts.value_rank[k] {
+                if cheapest[them][sq.index()] < self.value_rank[k] {
                     sink.add(l.threat + k, -sign(color));
                 } else if attacks[us][sq.index()] == 0 {
                     sink.add(l.hanging, -sign(color));
@@ -709,14 +704,6 @@ impl Evaluator {
         let front = king.offset(forward);
         [front.offset(-1), front, front.offset(1)].iter().filter(|&&sq| pos.cell(sq).is_color(color)).count() as i32
     }
-}
-
-/// Men of `kind` in the start position, on the board and in hand (both colours).
-fn start_men(start: &Position, kind: PieceKind) -> i32 {
-    let board =
-        start.squares().iter().filter(|&&sq| start.cell(sq).is_piece() && start.cell(sq).kind() == kind).count();
-    let hands: u8 = Color::ALL.iter().map(|&c| start.hand_count(c, kind)).sum();
-    board as i32 + hands as i32
 }
 
 /// The default weights, derived from the variant's data.

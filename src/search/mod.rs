@@ -509,21 +509,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The square of the man a move captures, if it captures.
-    #[inline]
-    fn victim_square(&self, m: Move) -> Option<Square> {
-        match m.kind() {
-            MoveKind::EnPassant => Some(self.pos.state().ep_victim),
-            MoveKind::Normal | MoveKind::Promotion | MoveKind::DoublePush if self.pos.cell(m.to()).is_piece() => {
-                Some(m.to())
-            }
-            _ => None,
-        }
-    }
-
     #[inline]
     fn is_capture(&self, m: Move) -> bool {
-        self.victim_square(m).is_some()
+        self.pos.victim_square(m).is_some()
     }
 
     /// The continuation keys of the moves one and two plies before `ply`.
@@ -554,7 +542,7 @@ impl<'a> Search<'a> {
         }
         let mover = self.mover(m);
         let mut score = 0;
-        if let Some(v) = self.victim_square(m) {
+        if let Some(v) = self.pos.victim_square(m) {
             let victim = self.pos.cell(v).kind();
             let victim_value = self.eval.value(victim);
             let attacker_value = self.eval.value(mover.kind());
@@ -757,7 +745,7 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 // Delta pruning: even winning this man cannot lift alpha.
-                let victim = self.victim_square(m).unwrap_or(m.to());
+                let victim = self.pos.victim_square(m).unwrap_or(m.to());
                 if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= node.alpha {
                     continue;
                 }
@@ -983,7 +971,7 @@ impl<'a> Search<'a> {
             if Some(m) == excluded {
                 continue;
             }
-            let victim = self.victim_square(m).map(|v| self.pos.cell(v).kind());
+            let victim = self.pos.victim_square(m).map(|v| self.pos.cell(v).kind());
             let quiet = victim.is_none() && m.kind() != MoveKind::Promotion;
             if quiet && skip_quiets && !in_check {
                 continue;
@@ -1097,7 +1085,7 @@ impl<'a> Search<'a> {
         }
         if let (true, Some(m)) = (node.score >= beta, node.mv) {
             let mover = self.mover(m);
-            match self.victim_square(m).map(|v| self.pos.cell(v).kind()) {
+            match self.pos.victim_square(m).map(|v| self.pos.cell(v).kind()) {
                 Some(victim) => self.reward_captures(Some((m, mover, victim)), &captures_tried, depth),
                 None if m.kind() != MoveKind::Promotion => {
                     self.reward_quiet(ply, (m, mover), &quiets_tried, depth);

@@ -10,7 +10,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::eval::Evaluator;
-use crate::moves::{Move, MoveKind, MoveList};
+use crate::moves::MoveList;
 use crate::position::Position;
 use crate::search::{Histories, Limits, Score, Search, SearchControl};
 use crate::tt::TranspositionTable;
@@ -91,12 +91,6 @@ pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progr
     results.into_inner().unwrap_or_default().into_iter().flatten().collect()
 }
 
-/// True when `m` takes a man.
-fn is_capture(pos: &Position, m: Move) -> bool {
-    let target = pos.cell(m.to());
-    m.kind() == MoveKind::EnPassant || (target.is_piece() && target.color() != pos.side_to_move())
-}
-
 /// Game number `game`: a random opening, then a search per move.
 fn play_game(
     variant: &Arc<Variant>,
@@ -136,7 +130,11 @@ fn play_game(
                 }
             }
         };
-        if matches!(found.score, Score::Cp(_)) && !pos.in_setup() && !pos.in_check() && !is_capture(&pos, best) {
+        if matches!(found.score, Score::Cp(_))
+            && !pos.in_setup()
+            && !pos.in_check()
+            && pos.victim_square(best).is_none()
+        {
             kept.push((pos.to_fen(), cp * white));
         }
         // Adjudication: a clear win for several plies, or a long dead level.

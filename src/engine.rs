@@ -11,6 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
 use crate::eval::Evaluator;
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
@@ -19,7 +22,8 @@ use crate::options::{self, EngineOptions, OptionId, OptionKind, OptionValue};
 use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
 use crate::position::Position;
-use crate::search::{Histories, Limits, PvInfo, SearchControl, SearchEvent, SearchResult};
+use crate::search::{Histories, Limits, PvInfo, Score, SearchControl, SearchEvent, SearchResult};
+use crate::skill::{Candidates, Skill};
 use crate::smp::search_with_helpers;
 use crate::tt::TranspositionTable;
 use crate::variant::{Registry, Variant};
@@ -108,6 +112,9 @@ pub struct Engine {
     histories: Arc<Mutex<Vec<Histories>>>,
     control: Arc<SearchControl>,
     worker: Option<JoinHandle<()>>,
+    /// Searches started so far: with the position, the seed of a weakened
+    /// search's choice (reproducible, yet different each time).
+    searches: u64,
 }
 
 impl Engine {
@@ -138,6 +145,7 @@ impl Engine {
             options,
             control: Arc::new(SearchControl::default()),
             worker: None,
+            searches: 0,
         })
     }
 
@@ -353,7 +361,10 @@ impl Engine {
     /// through `on_event` on the search thread, ending with one `BestMove`.
     /// Multipv and move overhead come from the options. An infinite or
     /// pondering search reports its best move only after [`Engine::stop`] or
-    /// [`Engine::ponderhit`].
+    /// [`Engine::ponderhit`]. Below full strength (`Skill Level`,
+    /// `UCI_LimitStrength`) the handicap of [`Skill`] is added to the limits,
+    /// the move played is chosen among the lines searched, and its line is
+    /// reported last, as multipv 1.
     pub fn go<F>(&mut self, mut limits: Limits, mut on_event: F) -> Result<(), EngineError>
     where
         F: FnMut(EngineEvent) + Send + 'static,
@@ -361,6 +372,18 @@ impl Engine {
         self.stop_and_wait();
         limits.multipv = self.options.multipv;
         limits.move_overhead = self.options.move_overhead;
+        // The GUI's limits decide when the best move may be sent, not the handicap's.
+        let until_stopped = limits.until_stopped();
+        let wait_for_stop = until_stopped || limits.ponder;
+        let shown_lines = limits.multipv;
+        let skill = Skill::from_options(&self.options);
+        if let Some(skill) = skill {
+            skill.restrict(&mut limits);
+        }
+        let searched_lines = limits.multipv;
+        self.searches += 1;
+        let mut rng = StdRng::seed_from_u64(self.pos.hash() ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut candidates = Candidates::default();
         let control = Arc::new(SearchControl::default());
         control.pondering.store(limits.ponder, Ordering::SeqCst);
         self.control = Arc::clone(&control);
@@ -371,7 +394,6 @@ impl Engine {
         let eval = Arc::clone(&self.evaluator);
         let chess960 = self.options.chess960;
         let threads = self.options.threads;
-        let wait_for_stop = limits.until_stopped() || limits.ponder;
         let handle = thread::Builder::new()
             .name("search".to_string())
             .stack_size(SEARCH_STACK_BYTES)
@@ -390,8 +412,14 @@ impl Engine {
                         &mut histories,
                         &mut |event| match event {
                             SearchEvent::Pv(info) => {
-                                let pv = info.pv.iter().map(|&m| text(m)).collect();
-                                on_event(EngineEvent::Info { info, pv });
+                                if skill.is_some() {
+                                    candidates.add(&info);
+                                }
+                                // Lines searched only to choose from are not shown.
+                                if info.multipv <= shown_lines {
+                                    let pv = info.pv.iter().map(|&m| text(m)).collect();
+                                    on_event(EngineEvent::Info { info, pv });
+                                }
                             }
                             SearchEvent::CurrMove { depth, mv, number } => {
                                 on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
@@ -403,10 +431,21 @@ impl Engine {
                 // `stop` or `ponderhit`, even when the search is over.
                 if wait_for_stop {
                     while !control.stop.load(Ordering::SeqCst)
-                        && (limits.until_stopped() || control.pondering.load(Ordering::SeqCst))
+                        && (until_stopped || control.pondering.load(Ordering::SeqCst))
                     {
                         thread::sleep(Duration::from_millis(1));
                     }
+                }
+                let mut result = result;
+                let chosen = skill.and_then(|s| s.choose(&candidates.deepest(searched_lines), &mut rng));
+                if let Some(line) = chosen {
+                    // The move played is the last line shown, with its own score.
+                    result.best = line.pv.first().copied();
+                    result.ponder = line.pv.get(1).copied();
+                    result.score = Score::from_internal(line.raw_score);
+                    let info = PvInfo { multipv: 1, ..line.clone() };
+                    let pv = info.pv.iter().map(|&m| text(m)).collect();
+                    on_event(EngineEvent::Info { info, pv });
                 }
                 on_event(EngineEvent::BestMove {
                     best: result.best,

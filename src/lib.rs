@@ -22,6 +22,7 @@ pub mod position;
 pub mod protocol;
 pub mod search;
 pub mod see;
+pub mod skill;
 pub mod smp;
 pub mod tournament;
 pub mod tt;

@@ -36,6 +36,12 @@ pub enum OptionId {
     AnalyseMode,
     /// A file or directory of extra variants to load.
     VariantPath,
+    /// Playing strength from 0 (weakest) to 20 (full strength).
+    SkillLevel,
+    /// Play at the strength `UCI_Elo` asks for instead of `Skill Level`.
+    LimitStrength,
+    /// The strength asked for when `UCI_LimitStrength` is on.
+    Elo,
 }
 
 /// The type of an option's value, with its default and bounds or choices.
@@ -82,7 +88,7 @@ pub struct OptionSpec {
 }
 
 /// Every option, in the order UCI lists them.
-pub const OPTIONS: [OptionSpec; 11] = [
+pub const OPTIONS: [OptionSpec; 14] = [
     OptionSpec { id: OptionId::Variant, name: "UCI_Variant", kind: OptionKind::Variant },
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: OptionKind::Spin { default: 16, min: 1, max: MAX_HASH_MIB } },
     OptionSpec { id: OptionId::ClearHash, name: "Clear Hash", kind: OptionKind::Button },
@@ -109,7 +115,25 @@ pub const OPTIONS: [OptionSpec; 11] = [
     },
     OptionSpec { id: OptionId::AnalyseMode, name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
     OptionSpec { id: OptionId::VariantPath, name: "VariantPath", kind: OptionKind::Path },
+    OptionSpec {
+        id: OptionId::SkillLevel,
+        name: "Skill Level",
+        kind: OptionKind::Spin { default: MAX_SKILL_LEVEL, min: 0, max: MAX_SKILL_LEVEL },
+    },
+    OptionSpec { id: OptionId::LimitStrength, name: "UCI_LimitStrength", kind: OptionKind::Check { default: false } },
+    OptionSpec {
+        id: OptionId::Elo,
+        name: "UCI_Elo",
+        kind: OptionKind::Spin { default: MAX_ELO, min: MIN_ELO, max: MAX_ELO },
+    },
 ];
+
+/// `Skill Level` of the full-strength engine.
+pub const MAX_SKILL_LEVEL: u64 = 20;
+/// `UCI_Elo` of `Skill Level` 0 (see `skill.rs` for the scale).
+pub const MIN_ELO: u64 = 500;
+/// `UCI_Elo` of the full-strength engine.
+pub const MAX_ELO: u64 = 2500;
 
 /// `Evaluation` choice: the full evaluation.
 const FULL_EVALUATION: &str = "full";
@@ -206,6 +230,12 @@ pub struct EngineOptions {
     pub analyse_mode: bool,
     /// Which evaluation weights to use.
     pub evaluation: EvalMode,
+    /// Playing strength, 0..=20 (20: full strength).
+    pub skill_level: u64,
+    /// Play at `elo` instead of `skill_level`.
+    pub limit_strength: bool,
+    /// The strength asked for when `limit_strength` is on.
+    pub elo: u64,
 }
 
 impl EngineOptions {
@@ -224,6 +254,9 @@ impl EngineOptions {
                 EvalMode::Hand => HAND_EVALUATION,
                 EvalMode::Material => MATERIAL_EVALUATION,
             }),
+            OptionId::SkillLevel => OptionValue::Number(self.skill_level),
+            OptionId::LimitStrength => OptionValue::Flag(self.limit_strength),
+            OptionId::Elo => OptionValue::Number(self.elo),
             OptionId::Variant | OptionId::ClearHash | OptionId::VariantPath => return None,
         })
     }
@@ -239,6 +272,9 @@ impl EngineOptions {
             (OptionId::Ponder, &OptionValue::Flag(on)) => self.ponder = on,
             (OptionId::Chess960, &OptionValue::Flag(on)) => self.chess960 = on,
             (OptionId::AnalyseMode, &OptionValue::Flag(on)) => self.analyse_mode = on,
+            (OptionId::SkillLevel, &OptionValue::Number(n)) => self.skill_level = n,
+            (OptionId::LimitStrength, &OptionValue::Flag(on)) => self.limit_strength = on,
+            (OptionId::Elo, &OptionValue::Number(n)) => self.elo = n,
             (OptionId::Evaluation, &OptionValue::Choice(choice)) => {
                 self.evaluation = match choice {
                     MATERIAL_EVALUATION => EvalMode::Material,
@@ -263,6 +299,9 @@ impl Default for EngineOptions {
             ponder: false,
             analyse_mode: false,
             evaluation: EvalMode::Full,
+            skill_level: 0,
+            limit_strength: false,
+            elo: 0,
         };
         for spec in &OPTIONS {
             options.set(spec.id, &spec.default_value());

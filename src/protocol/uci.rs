@@ -371,6 +371,9 @@ mod tests {
                 "option name Evaluation type combo default full var full var hand var material",
                 "option name UCI_AnalyseMode type check default false",
                 "option name VariantPath type string default <empty>",
+                "option name Skill Level type spin default 20 min 0 max 20",
+                "option name UCI_LimitStrength type check default false",
+                "option name UCI_Elo type spin default 2500 min 500 max 2500",
             ]
         );
     }

@@ -167,8 +167,16 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
 /// The options offered as `feature option`, in order. The others have CECP
 /// commands of their own (`variant`, `memory`, `cores`, `hard`/`easy`) or
 /// mean nothing in CECP (`UCI_Chess960`, `UCI_AnalyseMode`).
-const XBOARD_OPTIONS: [OptionId; 5] =
-    [OptionId::MultiPv, OptionId::MoveOverhead, OptionId::ClearHash, OptionId::Evaluation, OptionId::VariantPath];
+const XBOARD_OPTIONS: [OptionId; 8] = [
+    OptionId::MultiPv,
+    OptionId::MoveOverhead,
+    OptionId::ClearHash,
+    OptionId::Evaluation,
+    OptionId::VariantPath,
+    OptionId::SkillLevel,
+    OptionId::LimitStrength,
+    OptionId::Elo,
+];
 
 /// The `feature option="..."` line of one option, with its current value
 /// (None for a type CECP cannot express).
@@ -835,6 +843,9 @@ mod tests {
                 "feature option=\"Clear Hash -button\"",
                 "feature option=\"Evaluation -combo *full /// hand /// material\"",
                 "feature option=\"VariantPath -path .\"",
+                "feature option=\"Skill Level -spin 20 0 20\"",
+                "feature option=\"UCI_LimitStrength -check 0\"",
+                "feature option=\"UCI_Elo -spin 2500 500 2500\"",
             ]
         );
     }

@@ -92,6 +92,10 @@ pub struct Limits {
     pub multipv: usize,
     /// Time kept back per move for communication delays.
     pub move_overhead: u64,
+    /// A node budget that weakens the search (`Skill Level`): it stops the
+    /// search like `nodes`, but only after depth 1, so every root move has
+    /// a score to choose by.
+    pub skill_nodes: Option<u64>,
 }
 
 impl Limits {
@@ -265,6 +269,16 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The node count at which an iteration of `depth` stops: `go nodes`, and
+/// from depth 2 on the skill budget too.
+fn node_cap_at(limits: &Limits, depth: i32) -> u64 {
+    let gui = limits.nodes.unwrap_or(u64::MAX);
+    match limits.skill_nodes {
+        Some(skill) if depth > 1 => gui.min(skill),
+        _ => gui,
+    }
+}
+
 /// What the search keeps per ply.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -343,6 +357,8 @@ pub struct Search<'a> {
     root_depth: i32,
     /// Null-move verification: no null move before this ply.
     null_min_ply: usize,
+    /// Nodes (of all threads) at which this iteration stops.
+    node_cap: u64,
 }
 
 /// Moves of a node, with their ordering scores.
@@ -411,6 +427,7 @@ impl<'a> Search<'a> {
             lmr,
             root_depth: 0,
             null_min_ply: 0,
+            node_cap: node_cap_at(limits, 1),
         }
     }
 
@@ -444,10 +461,10 @@ impl<'a> Search<'a> {
         self.nodes + self.other_nodes
     }
 
-    /// True when the `go nodes` budget, counted over all threads, is spent.
+    /// True when the node budget of this iteration, counted over all threads, is spent.
     #[inline]
     fn node_limit_reached(&self) -> bool {
-        self.limits.nodes.is_some_and(|limit| self.total_nodes() >= limit)
+        self.total_nodes() >= self.node_cap
     }
 
     /// Looks at the stop flags, the clock and the node counts.
@@ -1215,6 +1232,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             self.root_depth = depth;
+            self.node_cap = node_cap_at(self.limits, depth);
             reached = depth;
             for r in root.iter_mut() {
                 r.previous = r.score;
@@ -1292,7 +1310,7 @@ impl<'a> Search<'a> {
                     break;
                 }
             }
-            if self.node_limit_reached() {
+            if self.total_nodes() >= node_cap_at(self.limits, depth + 1) {
                 break;
             }
         }

@@ -7,8 +7,8 @@
 # depth-1 baseline of this binary, Fairy-Max (XBoard, Debian package fairymax;
 # left out when not installed) and this binary at full strength (level 20
 # does not play itself). One Markdown table row per level: its Elo on one scale
-# where full strength is 0 (a least-squares fit over every pairing, see below)
-# and its W/D/L against each rung; then each rung's rating on that scale.
+# where full strength is 0 (a logistic fit over every pairing, see below) and
+# its W/D/L against each rung; then each rung's rating on that scale.
 #
 # Environment: GAMES per rung (40), TC (tc=2+0.02), CONCURRENCY (1), SEED (11),
 # OUT (target/strength-levels) for PGNs and match output, MENAGERIE for the
@@ -53,40 +53,42 @@ for level in "${levels[@]}"; do
         /^  Elo difference/ && opp != "" { print level, opp, wdl, $3, $5; opp = "" }' "$out/$name.txt" >>"$table"
 done
 
-# Ratings on one scale, full strength (level 20) = 0: least squares over every
-# pairing with a finite Elo, each weighted by 1 / margin^2 (Gauss-Seidel); a
-# rating's margin is 1 / sqrt(sum of its weights), which leaves out the
-# uncertainty of the rungs it leans on. Sweeps (infinite Elo) only show in W/D/L.
+# Ratings on one scale, full strength (level 20) = 0: the maximum-likelihood
+# logistic (Elo) fit over every pairing's W/D/L, with one virtual draw added to
+# each pairing so that a sweep gives a finite (lower-bound) rating. A rating's
+# 95 % margin comes from its own games' information and leaves out the
+# uncertainty of the ratings it leans on.
 awk -v order="${levels[*]}" '
     function id(level) { return level == 20 ? "full" : "level" level }
     {
-        a = id($1); b = $2; wdl[$1, b] = $3
-        if ($4 ~ /inf|nan/ || $5 ~ /inf|nan/) next
-        m = $5 < 1 ? 1 : $5; n++
-        ea[n] = a; eb[n] = b; ee[n] = $4; ew[n] = 1 / (m * m)
-        weight[a] += ew[n]; weight[b] += ew[n]; r[a] = 0; r[b] = 0
+        split($3, g, "/"); a = id($1); b = $2; n++
+        wdl[$1, b] = $3; pa[n] = a; pb[n] = b
+        games[n] = g[1] + g[2] + g[3] + 1; score[n] = g[1] + g[2] / 2 + 0.5
+        r[a] = 0; r[b] = 0
     }
     END {
-        for (it = 0; it < 2000; it++)
+        c = log(10) / 400
+        for (it = 0; it < 500; it++)
             for (x in r) {
                 if (x == "full") continue
-                s = 0; w = 0
+                grad = 0; info[x] = 0
                 for (k = 1; k <= n; k++) {
-                    if (ea[k] == x) { s += (r[eb[k]] + ee[k]) * ew[k]; w += ew[k] }
-                    else if (eb[k] == x) { s += (r[ea[k]] - ee[k]) * ew[k]; w += ew[k] }
+                    if (pa[k] == x) { o = pb[k]; s = score[k] } else if (pb[k] == x) { o = pa[k]; s = games[k] - score[k] } else continue
+                    p = 1 / (1 + exp(c * (r[o] - r[x])))
+                    grad += (s - games[k] * p) * c; info[x] += games[k] * p * (1 - p) * c * c
                 }
-                r[x] = s / w
+                if (info[x] > 0) r[x] += grad / info[x]
             }
         print "| level | Elo (full strength = 0) | vs baseline W/D/L | vs Fairy-Max W/D/L | vs full strength W/D/L |"
         print "|---|---|---|---|---|"
         count = split(order, levels, " ")
+        split("baseline Fairy-Max full", opps, " ")
         for (i = 1; i <= count; i++) {
             l = levels[i]; x = id(l)
-            elo = x == "full" ? "0" : x in weight ? sprintf("%+.0f ± %.0f", r[x], 1 / sqrt(weight[x])) : "n/a (sweeps only)"
+            elo = x == "full" ? "0" : x in r ? sprintf("%+.0f ± %.0f", r[x], 1.96 / sqrt(info[x])) : "n/a"
             printf "| %s | %s |", l, elo
-            split("baseline Fairy-Max full", opps, " ")
             for (j = 1; j <= 3; j++) printf " %s |", ((l, opps[j]) in wdl) ? wdl[l, opps[j]] : "-"
             print ""
         }
-        for (x in r) if (x !~ /^level|^full$/) printf "rung %s: %+.0f\n", x, r[x]
+        for (x in r) if (x !~ /^level|^full$/) printf "rung %s: %+.0f ± %.0f\n", x, r[x], 1.96 / sqrt(info[x])
     }' "$table"

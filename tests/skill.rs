@@ -63,30 +63,41 @@ fn best_moves(s: &mut Engine, fen: &str, limit: &str, searches: usize) -> Vec<St
         .collect()
 }
 
+/// Fails unless every one of `expected` is among `lines`.
+fn assert_all_in(lines: &[String], expected: &[&str]) {
+    for line in expected {
+        assert!(lines.iter().any(|l| l == line), "{line}: {lines:?}");
+    }
+}
+
+/// The `uci` answer's lines of the three options, at `level`.
+fn uci_options(level: u32) -> [String; 3] {
+    [
+        format!("option name Skill Level type spin default {level} min 0 max 20"),
+        "option name UCI_LimitStrength type check default false".to_string(),
+        "option name UCI_Elo type spin default 2500 min 500 max 2500".to_string(),
+    ]
+}
+
 #[test]
 fn options_are_listed_with_their_ranges_in_both_protocols() {
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     let lines = s.read_until(10, "uciok", |l| l == "uciok");
-    for expected in [
-        "option name Skill Level type spin default 20 min 0 max 20",
-        "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 2500 min 500 max 2500",
-    ] {
-        assert!(lines.iter().any(|l| l == expected), "{expected}: {lines:?}");
-    }
+    assert_all_in(&lines, &uci_options(20).each_ref().map(String::as_str));
     s.quit("quit");
     let mut x = Engine::start(&["xboard"]);
     x.send("xboard");
     x.send("protover 2");
     let features = x.read_until(10, "feature done=1", |l| l == "feature done=1");
-    for expected in [
-        "feature option=\"Skill Level -spin 20 0 20\"",
-        "feature option=\"UCI_LimitStrength -check 0\"",
-        "feature option=\"UCI_Elo -spin 2500 500 2500\"",
-    ] {
-        assert!(features.iter().any(|l| l == expected), "{expected}: {features:?}");
-    }
+    assert_all_in(
+        &features,
+        &[
+            "feature option=\"Skill Level -spin 20 0 20\"",
+            "feature option=\"UCI_LimitStrength -check 0\"",
+            "feature option=\"UCI_Elo -spin 2500 500 2500\"",
+        ],
+    );
     x.send("option Skill Level=99");
     x.expect(5, "an error", |l| l == "Error (bad value \"99\" for option \"Skill Level\"): option Skill Level=99");
     x.quit("quit");
@@ -104,13 +115,7 @@ fn bad_values_are_reported_and_the_old_value_kept() {
     }
     s.send("uci");
     let lines = s.read_until(10, "uciok", |l| l == "uciok");
-    for kept in [
-        "option name Skill Level type spin default 7 min 0 max 20",
-        "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 2500 min 500 max 2500",
-    ] {
-        assert!(lines.iter().any(|l| l == kept), "{kept}: {lines:?}");
-    }
+    assert_all_in(&lines, &uci_options(7).each_ref().map(String::as_str));
     s.quit("quit");
 }
 

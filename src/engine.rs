@@ -399,7 +399,7 @@ impl Engine {
             .stack_size(SEARCH_STACK_BYTES)
             .spawn(move || {
                 let text = |m: Move| render.move_to_uci(m, chess960);
-                let result = {
+                let mut result = {
                     let table = tt.lock().unwrap_or_else(PoisonError::into_inner);
                     let mut histories = histories.lock().unwrap_or_else(PoisonError::into_inner);
                     search_with_helpers(
@@ -436,7 +436,6 @@ impl Engine {
                         thread::sleep(Duration::from_millis(1));
                     }
                 }
-                let mut result = result;
                 let chosen = skill.and_then(|s| s.choose(&candidates.deepest(searched_lines), &mut rng));
                 if let Some(line) = chosen {
                     // The move played is the last line shown, with its own score.

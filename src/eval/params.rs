@@ -61,6 +61,11 @@ pub struct Layout {
     pub pawn_centre: usize,
     /// For the side to move.
     pub tempo: usize,
+    /// Mop-up, when only one side has armed men: per step the enemy king
+    /// stands from the centre (file and rank steps added).
+    pub mopup_edge: usize,
+    /// Mop-up: per step the kings stand closer than the board's length.
+    pub mopup_close: usize,
 }
 
 impl Layout {
@@ -94,8 +99,18 @@ impl Layout {
             king_forward: family("king_forward", &[]),
             pawn_centre: family("pawn_centre", &[]),
             tempo: family("tempo", &[]),
+            mopup_edge: family("mopup_edge", &[]),
+            mopup_close: family("mopup_close", &[]),
             names,
         }
+    }
+
+    /// Parameters the tuner leaves at their defaults: the mop-up terms steer
+    /// a search through endings that are won anyway, so game results say
+    /// nothing about them (fitted, they drift to whatever the few such
+    /// positions happen to favour, even to keeping the kings apart).
+    pub fn untuned(&self) -> [usize; 2] {
+        [self.mopup_edge, self.mopup_close]
     }
 
     /// Number of parameters (each has two weights).

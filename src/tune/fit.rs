@@ -48,6 +48,8 @@ pub struct FitPlan {
     pub lambda: f64,
     /// Penalty per (100 centipawns)^2 of each weight's distance from the start.
     pub regularize: f64,
+    /// Parameters that keep their start weights.
+    pub fixed: Vec<usize>,
 }
 
 /// What the fit found.
@@ -161,7 +163,7 @@ pub fn fit(rows: &[Row], start: &[Weight], plan: &FitPlan, mut report: impl FnMu
             }
         }
         let rate = plan.rate * (1.0 - 0.9 * epoch as f64 / plan.epochs.max(1) as f64);
-        for i in 0..w.len() {
+        for i in (0..w.len()).filter(|i| !plan.fixed.contains(i)) {
             for j in 0..2 {
                 m[i][j] = beta1 * m[i][j] + (1.0 - beta1) * g[i][j];
                 v[i][j] = beta2 * v[i][j] + (1.0 - beta2) * g[i][j] * g[i][j];
@@ -206,9 +208,15 @@ mod tests {
             })
             .collect();
         let start = [Weight::default(); 3];
-        let plan = FitPlan { epochs: 600, threads: 2, rate: 8.0, lambda: 1.0, regularize: 0.0 };
+        let plan = FitPlan { epochs: 600, threads: 2, rate: 8.0, lambda: 1.0, regularize: 0.0, fixed: Vec::new() };
         let fitted = fit(&rows, &start, &plan, |_, _| {});
         assert!(fitted.loss_after < fitted.loss_before);
+        // A fixed parameter keeps its start weights while the others move.
+        let held = Weight { mg: 7, eg: -3 };
+        let plan = FitPlan { fixed: vec![1], epochs: 50, ..plan };
+        let partly = fit(&rows, &[Weight::default(), held, Weight::default()], &plan, |_, _| {});
+        assert_eq!(partly.weights[1], held);
+        assert_ne!(partly.weights[0], Weight::default());
         // k is fitted first with all-zero weights, where any k fits equally;
         // compare the weights' ratios to the truth's instead of their size.
         let scale = fitted.weights[0].mg as f64 / truth[0].mg as f64;

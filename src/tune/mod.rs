@@ -132,6 +132,7 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
         rate: 1.0,
         lambda: args.lambda,
         regularize: args.regularize,
+        fixed: eval.layout().untuned().to_vec(),
     };
     let fitted = fit::fit(&rows, eval.weights(), &plan, |epoch, loss| eprintln!("  epoch {epoch:>4}: loss {loss:.6}"));
     println!(

@@ -70,6 +70,8 @@ enum Command {
     /// Analyse a position with a UCI engine (MultiPV, text or JSON).
     #[command(alias = "analyze")]
     Analyse(menagerie::tournament::analyse::AnalyseArgs),
+    /// Score the games of match PGN files (W/D/L, Elo, pentanomial pairs, SPRT).
+    Score(menagerie::tournament::score::ScoreArgs),
     /// Learn a variant's evaluation weights from self-play and write NAME.eval.
     Tune(menagerie::tune::TuneArgs),
     /// Serve a board in the browser (play and analyse every variant).
@@ -109,6 +111,7 @@ fn main() -> ExitCode {
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
+        Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
         Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &registry),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, registry),
         Some(Command::RandomEngine(args)) => {

@@ -258,7 +258,31 @@ fn openings_file_and_sprt() {
     for g in &games {
         replay(&registry, g);
     }
+    // `menagerie score` reads the PGN back into the very table the match printed.
+    let rescored = Command::new(BIN)
+        .arg("score")
+        .arg(&pgn)
+        .args(["--sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"])
+        .output()
+        .expect("run menagerie score");
+    assert!(rescored.status.success(), "{}", String::from_utf8_lossy(&rescored.stderr));
+    assert_eq!(String::from_utf8_lossy(&rescored.stdout), summary);
     let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn score_rejects_missing_and_empty_files() {
+    let missing = temp_pgn("missing");
+    let out = Command::new(BIN).arg("score").arg(&missing).output().expect("run menagerie score");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: cannot read") && err.lines().count() == 1, "{err}");
+    let empty = temp_pgn("empty");
+    std::fs::write(&empty, "[Event \"x\"]\n\n{no result\n").expect("write PGN");
+    let out = Command::new(BIN).arg("score").arg(&empty).output().expect("run menagerie score");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: no finished game"));
+    let _ = std::fs::remove_file(&empty);
 }
 
 #[test]

@@ -37,6 +37,21 @@ pub enum Termination {
     Unterminated,
 }
 
+impl Termination {
+    /// Reads a PGN `Termination` tag back (cutechess-cli writes the same
+    /// words); a missing or unknown tag means an ordinary end.
+    pub fn from_tag(tag: Option<&str>) -> Termination {
+        match tag.map(str::trim) {
+            Some("time forfeit") => Termination::TimeForfeit,
+            Some("illegal move") => Termination::IllegalMove,
+            Some("abandoned") => Termination::Abandoned,
+            Some("adjudication") => Termination::Adjudication,
+            Some("unterminated") => Termination::Unterminated,
+            _ => Termination::Normal,
+        }
+    }
+}
+
 impl fmt::Display for Termination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

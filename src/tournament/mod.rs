@@ -1,6 +1,6 @@
 //! Tournaments refereed by the rules core: players (external engines over UCI or XBoard),
 //! one game, the match runner with its statistics and PGN, openings, the
-//! random sparring engine, and the `match`/`play`/`analyse` command lines.
+//! random sparring engine, and the `match`/`play`/`analyse`/`score` command lines.
 
 pub mod adjudicate;
 pub mod analyse;
@@ -13,5 +13,6 @@ pub mod player;
 pub mod random_engine;
 pub mod runner;
 pub mod san;
+pub mod score;
 pub mod stats;
 pub mod tc;

@@ -160,21 +160,71 @@ pub struct MatchSummary {
     pub stopped_early: bool,
     /// Problems that are not game results (PGN write errors).
     pub warnings: Vec<String>,
+    /// Pair id -> the first game's points for the pair's first engine, until its partner ends.
+    open_pairs: HashMap<u64, f64>,
 }
 
 impl MatchSummary {
     fn new(config: &MatchConfig, scheduled: u32) -> MatchSummary {
+        let names = config.engines.iter().map(|e| e.name.clone()).collect();
+        MatchSummary::for_engines(names, scheduled, config.sprt)
+    }
+
+    /// An empty table for these engines (the PGN scorer builds one too).
+    pub fn for_engines(names: Vec<String>, scheduled: u32, sprt: Option<Sprt>) -> MatchSummary {
         MatchSummary {
-            names: config.engines.iter().map(|e| e.name.clone()).collect(),
-            totals: vec![Wdl::default(); config.engines.len()],
+            totals: vec![Wdl::default(); names.len()],
+            names,
             pairs: BTreeMap::new(),
             terminations: BTreeMap::new(),
             played: 0,
             scheduled,
-            sprt: config.sprt.map(|s| (s, 0.0, SprtDecision::Continue)),
+            sprt: sprt.map(|s| (s, 0.0, SprtDecision::Continue)),
             stopped_early: false,
             warnings: Vec::new(),
+            open_pairs: HashMap::new(),
         }
+    }
+
+    /// Counts one finished game between engines `white` and `black`. Games
+    /// with the same `pair` id (same opening, colours swapped) add a
+    /// pentanomial pair once both have ended; `None` leaves the game unpaired.
+    /// Updates the SPRT's LLR (pentanomial when `paired` games are counted
+    /// by pair) and returns its decision.
+    pub fn record(
+        &mut self,
+        white: usize,
+        black: usize,
+        white_points: f64,
+        termination: Termination,
+        pair: Option<u64>,
+        paired: bool,
+    ) -> SprtDecision {
+        self.played += 1;
+        *self.terminations.entry(termination).or_insert(0) += 1;
+        self.totals[white].add(white_points);
+        self.totals[black].add(1.0 - white_points);
+        let (i, j) = (white.min(black), white.max(black));
+        let points_i = if white == i { white_points } else { 1.0 - white_points };
+        let stats = self.pairs.entry((i, j)).or_default();
+        stats.wdl.add(points_i);
+        if let Some(id) = pair {
+            match self.open_pairs.remove(&id) {
+                Some(p) => stats.penta.add(p + points_i),
+                None => {
+                    self.open_pairs.insert(id, points_i);
+                }
+            }
+        }
+        let Some((sprt, llr, decision)) = self.sprt.as_mut() else {
+            return SprtDecision::Continue;
+        };
+        if let Some(p) = self.pairs.get(&(0, 1)) {
+            *llr =
+                if p.penta.pairs() > 0 && paired { sprt.llr_pentanomial(&p.penta) } else { sprt.llr_trinomial(&p.wdl) };
+            *decision = sprt.decide(*llr);
+        }
+        *decision
     }
 
     /// One line for the terminal.
@@ -393,7 +443,6 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     let threads = config.concurrency.clamp(1, games.len().max(1));
-    let mut first_of_pair: HashMap<u64, f64> = HashMap::new();
     thread::scope(|scope| {
         for _ in 0..threads {
             let tx = tx.clone();
@@ -408,39 +457,23 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
             let Some(game) = games.get(index) else {
                 continue;
             };
-            summary.played += 1;
-            *summary.terminations.entry(record.termination).or_insert(0) += 1;
             if let Some(Ok(file)) = pgn.as_mut() {
                 let ctx = PgnContext { event: &config.event, round: game.number, variant: &config.variant };
                 if let Err(e) = file.write_all(write_game(&record, &ctx).as_bytes()).and_then(|_| file.flush()) {
                     summary.warnings.push(format!("PGN write failed: {e}"));
                 }
             }
-            let white_points = outcome.white_points();
-            summary.totals[game.white].add(white_points);
-            summary.totals[game.black].add(1.0 - white_points);
-            let (i, j) = (game.white.min(game.black), game.white.max(game.black));
-            let points_i = if game.white == i { white_points } else { 1.0 - white_points };
-            let pair = summary.pairs.entry((i, j)).or_default();
-            pair.wdl.add(points_i);
-            match first_of_pair.remove(&game.pair) {
-                Some(p) => pair.penta.add(p + points_i),
-                None => {
-                    first_of_pair.insert(game.pair, points_i);
-                }
-            }
-            if let Some((sprt, llr, decision)) = summary.sprt.as_mut() {
-                if let Some(p) = summary.pairs.get(&(0, 1)) {
-                    *llr = if p.penta.pairs() > 0 && config.games.is_multiple_of(2) {
-                        sprt.llr_pentanomial(&p.penta)
-                    } else {
-                        sprt.llr_trinomial(&p.wdl)
-                    };
-                    *decision = sprt.decide(*llr);
-                    if *decision != SprtDecision::Continue {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
+            let paired = config.games.is_multiple_of(2);
+            let decision = summary.record(
+                game.white,
+                game.black,
+                outcome.white_points(),
+                record.termination,
+                Some(game.pair),
+                paired,
+            );
+            if decision != SprtDecision::Continue {
+                stop.store(true, Ordering::Relaxed);
             }
             if config.progress {
                 eprint!("\r{:<100}", summary.progress_line());

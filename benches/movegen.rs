@@ -5,7 +5,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use menagerie::moves::MoveList;
 use menagerie::perft::perft;
 use menagerie::position::Position;
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 fn positions() -> Vec<(&'static str, &'static str)> {
     vec![

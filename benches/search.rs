@@ -5,18 +5,18 @@
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use menagerie::eval::Evaluator;
+use menagerie::catalogue::Catalogue;
+use menagerie::eval::EvalMode;
 use menagerie::position::Position;
 use menagerie::search::{Limits, Search, SearchControl};
 use menagerie::tt::TranspositionTable;
-use menagerie::variant::Registry;
 
 fn fixed_depth(c: &mut Criterion) {
-    let registry = Registry::builtin();
+    let catalogue = Catalogue::builtin();
     for (name, depth) in [("capablanca", 6), ("chess", 6), ("clash1", 5)] {
-        let Some(variant) = registry.get(name) else { continue };
+        let Some(variant) = catalogue.get(name) else { continue };
         let Ok(start) = Position::startpos(Arc::clone(&variant)) else { continue };
-        let eval = Evaluator::new(&variant);
+        let eval = catalogue.evaluator(&variant, EvalMode::Full);
         let limits = Limits { depth: Some(depth), multipv: 1, ..Limits::default() };
         let mut tt = TranspositionTable::new(16);
         c.bench_function(&format!("search {name} depth {depth}"), |b| {

@@ -1,16 +1,18 @@
 //! The `bench` command's workload: fixed positions of every loaded variant,
 //! each searched to a fixed depth from an empty hash table, so the node count
-//! is a deterministic signature of the search (uses search, eval, tt).
+//! is a deterministic signature of the search.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::eval::Evaluator;
+use crate::catalogue::Catalogue;
+use crate::eval::EvalMode;
 use crate::moves::MoveList;
 use crate::position::Position;
 use crate::search::{Limits, Search, SearchControl};
 use crate::tt::TranspositionTable;
-use crate::variant::{Registry, Variant};
+use crate::registry::Registry;
+use crate::variant::Variant;
 
 /// Default search depth of `bench`.
 pub const DEFAULT_DEPTH: u32 = 8;
@@ -48,15 +50,15 @@ pub struct BenchTotals {
 }
 
 /// Searches every bench position to `depth`; `report` receives one line per position.
-pub fn run(registry: &Registry, depth: u32, hash_mib: usize, mut report: impl FnMut(&str)) -> BenchTotals {
+pub fn run(catalogue: &Catalogue, depth: u32, hash_mib: usize, mut report: impl FnMut(&str)) -> BenchTotals {
     let mut tt = TranspositionTable::new(hash_mib);
     let limits = Limits { depth: Some(depth), multipv: 1, ..Limits::default() };
     let mut nodes = 0;
     let mut time = Duration::ZERO;
-    let list = positions(registry);
+    let list = positions(catalogue.registry());
     for (i, (variant, fen)) in list.iter().enumerate() {
         let Ok(mut pos) = Position::from_fen(Arc::clone(variant), fen) else { continue };
-        let eval = Evaluator::new(variant);
+        let eval = catalogue.evaluator(variant, EvalMode::Full);
         tt.clear();
         // A fresh control per position: its node count is per search.
         let control = SearchControl::default();

@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use crate::motion::{Mode, Motion, MoveRule, Vector};
+use crate::motion::{Mode, Motion, MoveRule, Vector, UNLIMITED};
 
 /// A Betza syntax error: the column (1-based, in the Betza text) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,9 +28,6 @@ impl fmt::Display for BetzaError {
         write!(f, "column {}: {}", self.column, self.message)
     }
 }
-
-/// Unlimited rider range (longer than any board).
-pub const UNLIMITED: u8 = 16;
 
 /// A rider's (min, max) steps.
 type Range = (u8, u8);

@@ -1,9 +1,9 @@
 //! The protocol-free engine front end (after Stockfish's `Engine`): it owns
-//! the variant registry, the game (start position plus moves), the options and
+//! the variant catalogue, the game (start position plus moves), the options and
 //! the transposition table, and runs searches on a worker thread (with
 //! `Threads - 1` helper threads beside it, sharing the table). Protocols
 //! (`protocol/`) only translate text to these calls and events back to text.
-//! Uses search, eval, tt, perft and the rules core; prints nothing.
+//! Prints nothing.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -14,6 +14,7 @@ use std::time::Duration;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
+use crate::catalogue::Catalogue;
 use crate::eval::Evaluator;
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
@@ -26,7 +27,8 @@ use crate::search::{Histories, Limits, PvInfo, Score, SearchControl, SearchEvent
 use crate::skill::{Candidates, Skill};
 use crate::smp::search_with_helpers;
 use crate::tt::TranspositionTable;
-use crate::variant::{Registry, Variant};
+use crate::registry::Registry;
+use crate::variant::Variant;
 
 pub use crate::smp::SEARCH_STACK_BYTES;
 /// Why an engine call failed. The engine state is unchanged after an error.
@@ -97,7 +99,7 @@ pub enum EngineEvent {
 
 /// The engine: a game, options, a hash table and at most one running search.
 pub struct Engine {
-    registry: Registry,
+    catalogue: Catalogue,
     variant: Arc<Variant>,
     evaluator: Arc<Evaluator>,
     /// The position the game started from.
@@ -121,12 +123,13 @@ impl Engine {
     /// An engine with the shipped variants, playing orthodox chess.
     pub fn new() -> Engine {
         // The shipped variants are embedded and tested, so this cannot fail on input.
-        Engine::with_registry(Registry::builtin()).expect("the shipped variants include a playable one")
+        Engine::with_catalogue(Catalogue::builtin()).expect("the shipped variants include a playable one")
     }
 
-    /// An engine over `registry`, playing its `chess` (or else its first)
+    /// An engine over `catalogue`, playing its `chess` (or else its first)
     /// variant; None when no variant has a valid start position.
-    pub fn with_registry(registry: Registry) -> Option<Engine> {
+    pub fn with_catalogue(catalogue: Catalogue) -> Option<Engine> {
+        let registry = catalogue.registry();
         let (variant, start) = registry
             .get("chess")
             .into_iter()
@@ -134,8 +137,8 @@ impl Engine {
             .find_map(|v| Position::startpos(Arc::clone(&v)).ok().map(|p| (v, p)))?;
         let options = EngineOptions::default();
         Some(Engine {
-            evaluator: Arc::new(Evaluator::new(&variant)),
-            registry,
+            evaluator: Arc::new(catalogue.evaluator(&variant, options.evaluation)),
+            catalogue,
             variant,
             pos: start.clone(),
             start,
@@ -151,7 +154,11 @@ impl Engine {
 
     /// The loaded variants.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        self.catalogue.registry()
+    }
+    /// The loaded variants with their evaluation data.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
     }
     /// The variant being played.
     pub fn variant(&self) -> &Arc<Variant> {
@@ -172,12 +179,12 @@ impl Engine {
 
     /// The evaluator the options ask for.
     fn evaluator_for(&self, variant: &Arc<Variant>) -> Evaluator {
-        Evaluator::with_mode(variant, self.options.evaluation)
+        self.catalogue.evaluator(variant, self.options.evaluation)
     }
 
     /// Switches to a variant by name and sets up its start position.
     pub fn set_variant(&mut self, name: &str) -> Result<Arc<Variant>, EngineError> {
-        let variant = self.registry.get(name).ok_or_else(|| EngineError::UnknownVariant(name.to_string()))?;
+        let variant = self.catalogue.get(name).ok_or_else(|| EngineError::UnknownVariant(name.to_string()))?;
         let start = Position::startpos(Arc::clone(&variant))?;
         self.stop_and_wait();
         self.evaluator = Arc::new(self.evaluator_for(&variant));
@@ -191,11 +198,11 @@ impl Engine {
 
     /// Loads variant files from a file or directory; returns the names loaded.
     pub fn load_variants(&mut self, path: &Path) -> Result<Vec<String>, EngineError> {
-        let mut registry = self.registry.clone();
-        let names = registry.load_path(path).map_err(|errors| {
+        let mut catalogue = self.catalogue.clone();
+        let names = catalogue.load_path(path).map_err(|errors| {
             EngineError::VariantLoad(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
         })?;
-        self.registry = registry;
+        self.catalogue = catalogue;
         Ok(names)
     }
 
@@ -376,7 +383,8 @@ impl Engine {
         let until_stopped = limits.until_stopped();
         let wait_for_stop = until_stopped || limits.ponder;
         let shown_lines = limits.multipv;
-        let skill = Skill::from_options(&self.options);
+        let options = &self.options;
+        let skill = Skill::requested(options.skill_level, options.limit_strength.then_some(options.elo));
         if let Some(skill) = skill {
             skill.restrict(&mut limits);
         }

@@ -9,7 +9,8 @@ use crate::geometry::Square;
 use crate::moves::MAX_MOVES;
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
-use crate::variant::{move_bound, Variant};
+use crate::capacity::move_bound;
+use crate::variant::Variant;
 
 /// Why a FEN was rejected. Messages quote the offending part.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -181,7 +182,7 @@ impl Position {
     /// Parses a FEN for `variant`.
     ///
     /// ```
-    /// use menagerie::variant::Registry;
+    /// use menagerie::registry::Registry;
     /// use menagerie::position::Position;
     /// let reg = Registry::builtin();
     /// let pos = Position::from_fen(reg.get("capablanca").unwrap(),

@@ -5,9 +5,12 @@
 
 pub mod bench;
 pub mod betza;
+pub mod capacity;
+pub mod catalogue;
 pub mod engine;
 pub mod eval;
 pub mod fen;
+pub mod game;
 pub mod geometry;
 pub mod gui;
 pub mod motion;
@@ -20,6 +23,7 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod protocol;
+pub mod registry;
 pub mod search;
 pub mod see;
 pub mod skill;

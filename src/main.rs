@@ -12,7 +12,8 @@ use menagerie::engine::Engine;
 use menagerie::perft::{divide, perft, MAX_PERFT_DEPTH};
 use menagerie::position::Position;
 use menagerie::protocol::{self, Output, Protocol};
-use menagerie::variant::Registry;
+use menagerie::catalogue::Catalogue;
+use menagerie::registry::Registry;
 
 #[derive(Parser)]
 #[command(name = "menagerie", version, about = "A variant-aware chess engine (UCI and XBoard)")]
@@ -95,39 +96,40 @@ fn main() -> ExitCode {
     if let (Some(Command::Match(args)), Some(("match", sub))) = (&mut cli.command, matches.subcommand()) {
         args.group_engines(sub);
     }
-    let registry = match load_registry(cli.variants.as_deref()) {
-        Ok(r) => r,
+    let catalogue = match load_catalogue(cli.variants.as_deref()) {
+        Ok(c) => c,
         Err(message) => return fail(message),
     };
+    let registry = catalogue.registry();
     match cli.command {
         Some(Command::Perft { variant, fen, moves, depth, divide: split, chess960 }) => {
-            run_perft(&registry, &PerftRequest { variant, fen, moves, depth, split, chess960 })
+            run_perft(registry, &PerftRequest { variant, fen, moves, depth, split, chess960 })
         }
-        Some(Command::Check { file }) => check_file(&registry, &file),
-        Some(Command::Variants) => list_variants(&registry),
-        Some(Command::Bench { depth }) => run_bench(&registry, depth),
-        Some(Command::Uci) => serve(registry, Protocol::Uci),
-        Some(Command::Xboard) => serve(registry, Protocol::Xboard),
-        Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, &registry),
-        Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, &registry),
-        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &registry),
+        Some(Command::Check { file }) => check_file(&catalogue, &file),
+        Some(Command::Variants) => list_variants(registry),
+        Some(Command::Bench { depth }) => run_bench(&catalogue, depth),
+        Some(Command::Uci) => serve(catalogue, Protocol::Uci),
+        Some(Command::Xboard) => serve(catalogue, Protocol::Xboard),
+        Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, registry),
+        Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, registry),
+        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, registry),
         Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
-        Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &registry),
-        Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, registry),
+        Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &catalogue),
+        Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
-            menagerie::tournament::random_engine::run(registry, args.seed, args.xboard);
+            menagerie::tournament::random_engine::run(registry.clone(), args.seed, args.xboard);
             ExitCode::SUCCESS
         }
-        None => serve(registry, Protocol::Uci),
+        None => serve(catalogue, Protocol::Uci),
     }
 }
 
 /// The shipped variants plus those of `--variants`, if given; the error
 /// names the first problem and how many more there are.
-fn load_registry(extra: Option<&Path>) -> Result<Registry, String> {
-    let mut registry = Registry::builtin();
+fn load_catalogue(extra: Option<&Path>) -> Result<Catalogue, String> {
+    let mut catalogue = Catalogue::builtin();
     if let Some(dir) = extra {
-        if let Err(errors) = registry.load_path(dir) {
+        if let Err(errors) = catalogue.load_path(dir) {
             let first = errors.first().map_or_else(|| "cannot load variants".to_string(), |e| e.to_string());
             let more = match errors.len() {
                 0 | 1 => String::new(),
@@ -136,7 +138,7 @@ fn load_registry(extra: Option<&Path>) -> Result<Registry, String> {
             return Err(format!("{first}{more}"));
         }
     }
-    Ok(registry)
+    Ok(catalogue)
 }
 
 /// What `menagerie perft` was asked to count.
@@ -198,14 +200,15 @@ fn run_perft(registry: &Registry, request: &PerftRequest) -> ExitCode {
 }
 
 /// `menagerie check FILE`: validates a variant file and prints every error.
-fn check_file(registry: &Registry, file: &Path) -> ExitCode {
+fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
     if let Err(e) = std::fs::read_to_string(file) {
         return fail(format!("cannot read {}: {e}", file.display()));
     }
-    // A scratch copy of the registry: checking loads nothing for good.
-    match registry.clone().load_file(file) {
+    // A scratch copy of the catalogue: checking loads nothing for good.
+    let mut scratch = catalogue.clone();
+    match scratch.load_file(file) {
         Ok(v) => {
-            let weights = v.tuned_eval.as_ref().map_or_else(String::new, |t| format!(", weights from {}", t.source));
+            let weights = scratch.weights(&v.name).map_or_else(String::new, |t| format!(", weights from {}", t.source));
             println!("{}: ok ({} pieces, {} board{weights})", v.name, v.pieces.len(), v.shape);
             ExitCode::SUCCESS
         }
@@ -228,10 +231,10 @@ fn list_variants(registry: &Registry) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_bench(registry: &Registry, depth: Option<u32>) -> ExitCode {
+fn run_bench(catalogue: &Catalogue, depth: Option<u32>) -> ExitCode {
     let depth = depth.unwrap_or(menagerie::bench::DEFAULT_DEPTH).clamp(1, 64);
     let mut out = std::io::stdout().lock();
-    let totals = menagerie::bench::run(registry, depth, 16, |line| {
+    let totals = menagerie::bench::run(catalogue, depth, 16, |line| {
         let _ = writeln!(out, "{line}");
     });
     let ms = totals.time.as_millis().max(1) as u64;
@@ -242,8 +245,8 @@ fn run_bench(registry: &Registry, depth: Option<u32>) -> ExitCode {
 }
 
 /// Runs a protocol session on stdin/stdout.
-fn serve(registry: Registry, protocol: Protocol) -> ExitCode {
-    let Some(mut engine) = Engine::with_registry(registry) else {
+fn serve(catalogue: Catalogue, protocol: Protocol) -> ExitCode {
+    let Some(mut engine) = Engine::with_catalogue(catalogue) else {
         return fail("no loaded variant has a valid start position");
     };
     let out: Output = Arc::new(Mutex::new(std::io::stdout()));

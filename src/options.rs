@@ -128,12 +128,7 @@ pub const OPTIONS: [OptionSpec; 14] = [
     },
 ];
 
-/// `Skill Level` of the full-strength engine.
-pub const MAX_SKILL_LEVEL: u64 = 20;
-/// `UCI_Elo` of `Skill Level` 0 (see `skill.rs` for the scale).
-pub const MIN_ELO: u64 = 500;
-/// `UCI_Elo` of the full-strength engine.
-pub const MAX_ELO: u64 = 2500;
+use crate::skill::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO};
 
 /// `Evaluation` choice: the full evaluation.
 const FULL_EVALUATION: &str = "full";

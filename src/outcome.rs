@@ -146,7 +146,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
     use std::sync::Arc;
 
     fn position(fen: &str) -> Position {

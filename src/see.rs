@@ -100,7 +100,7 @@ pub fn see_ge(pos: &mut Position, m: Move, threshold: i32, value: impl Fn(PieceK
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
     use std::sync::Arc;
 
     /// SEE of a move given in UCI text, with the variant's own piece values

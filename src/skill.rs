@@ -5,12 +5,18 @@
 //! chosen among them: a worse one more often the lower the level, but never
 //! one whose score falls further behind the best than the level allows, so
 //! that a level-5 engine does not throw its queen away. Level 20 is the full
-//! engine, untouched. Uses options and search; the engine applies it.
+//! engine, untouched. The engine applies it, from the numbers its options hold.
 
 use rand::Rng;
 
-use crate::options::{EngineOptions, MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO};
 use crate::search::{Limits, PvInfo};
+
+/// `Skill Level` of the full-strength engine.
+pub const MAX_SKILL_LEVEL: u64 = 20;
+/// `UCI_Elo` of `Skill Level` 0 (see [`level_for_elo`] for the scale).
+pub const MIN_ELO: u64 = 500;
+/// `UCI_Elo` of the full-strength engine.
+pub const MAX_ELO: u64 = 2500;
 
 /// Lines searched to choose from when weakened.
 pub const CANDIDATES: usize = 4;
@@ -35,9 +41,10 @@ pub struct Skill {
 }
 
 impl Skill {
-    /// The handicap the options ask for; None at full strength (level 20).
-    pub fn from_options(options: &EngineOptions) -> Option<Skill> {
-        let level = if options.limit_strength { level_for_elo(options.elo) } else { options.skill_level as f64 };
+    /// The handicap asked for: `UCI_Elo` when strength is limited by Elo
+    /// (`elo` is Some), else `Skill Level`; None at full strength (level 20).
+    pub fn requested(skill_level: u64, elo: Option<u64>) -> Option<Skill> {
+        let level = elo.map_or(skill_level as f64, level_for_elo);
         Skill::at_level(level)
     }
 
@@ -216,11 +223,9 @@ mod tests {
         assert!(levels.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(level_for_elo(MIN_ELO), 0.0);
         assert_eq!(level_for_elo(MAX_ELO), MAX_SKILL_LEVEL as f64);
-        let options = EngineOptions { limit_strength: true, elo: MAX_ELO, skill_level: 3, ..EngineOptions::default() };
-        assert_eq!(Skill::from_options(&options), None);
-        let options = EngineOptions { elo: 1500, ..options };
-        assert_eq!(Skill::from_options(&options).map(|s| s.level()), Some(10.0));
-        assert_eq!(Skill::from_options(&EngineOptions::default()), None);
+        assert_eq!(Skill::requested(3, Some(MAX_ELO)), None);
+        assert_eq!(Skill::requested(3, Some(1500)).map(|s| s.level()), Some(10.0));
+        assert_eq!(Skill::requested(MAX_SKILL_LEVEL, None), None);
     }
 
     #[test]

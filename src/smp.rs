@@ -88,7 +88,8 @@ pub fn search_with_helpers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::eval::EvalMode;
+    use crate::registry::Registry;
     use std::sync::{mpsc, Arc};
     use std::time::Duration;
 
@@ -98,7 +99,7 @@ mod tests {
         let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
         let tt = TranspositionTable::new(16);
         let control = SearchControl::default();
-        let eval = Evaluator::new(&variant);
+        let eval = crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full);
         // The test thread's stack may be small; search on a big one.
         let result = thread::Builder::new()
             .stack_size(SEARCH_STACK_BYTES)
@@ -126,7 +127,7 @@ mod tests {
         let registry = Registry::builtin();
         let variant = registry.get("chess").expect("chess ships");
         let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
-        let (tt, control, eval) = (TranspositionTable::new(16), SearchControl::default(), Evaluator::new(&variant));
+        let (tt, control, eval) = (TranspositionTable::new(16), SearchControl::default(), crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full));
         let limits = Limits { infinite: true, multipv: 1, ..Limits::default() };
         let (tx, rx) = mpsc::channel();
         thread::scope(|scope| {

@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 
 use common::Engine;
 use menagerie::position::Position;
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 /// How long a batch may take to be answered.
 const SECS: u64 = 20;

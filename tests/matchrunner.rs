@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use menagerie::moves::MoveList;
 use menagerie::position::Position;
-use menagerie::tournament::pgn::{read_pgn, PgnGame};
-use menagerie::tournament::san::parse_san;
-use menagerie::variant::Registry;
+use menagerie::game::pgn::{read_pgn, PgnGame};
+use menagerie::game::san::parse_san;
+use menagerie::registry::Registry;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");
 

@@ -14,7 +14,8 @@ use std::thread;
 
 use menagerie::perft::{divide, perft};
 use menagerie::position::Position;
-use menagerie::variant::{Registry, Variant};
+use menagerie::registry::Registry;
+use menagerie::variant::Variant;
 
 struct Entry {
     file: String,

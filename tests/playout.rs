@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use menagerie::moves::{MoveKind, MoveList};
 use menagerie::piece::{Color, PieceKind};
 use menagerie::position::Position;
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 fn men(pos: &Position, color: Color) -> usize {
     let board = pos.squares().iter().filter(|&&sq| pos.cell(sq).is_color(color)).count();

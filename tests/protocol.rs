@@ -13,7 +13,7 @@ use common::Engine;
 use menagerie::moves::MoveList;
 use menagerie::perft::perft;
 use menagerie::position::Position;
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 fn registry() -> Registry {
     Registry::builtin()

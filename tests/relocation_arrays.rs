@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use menagerie::moves::MoveList;
 use menagerie::perft::perft;
 use menagerie::position::Position;
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 fn arrays() -> Vec<String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/variants/relocation-arrays.epd");

@@ -2,7 +2,7 @@
 //! rejected with its line, column and an exact message, leaving the registry
 //! as it was.
 
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 const BASE: &str = "name t\nboard 8x8\nstart 4k3/8/8/8/8/8/8/4K3 w - - 0 1\npiece K king 0 K\nroyal K\n";
 

@@ -335,21 +335,17 @@ impl KindFacts {
 }
 
 impl Evaluator {
-    /// The full evaluation of `variant`: its tuned weights where it has an
-    /// `.eval` file, else the derived defaults.
-    pub fn new(variant: &Arc<Variant>) -> Evaluator {
-        Evaluator::with_mode(variant, EvalMode::Full)
-    }
-
-    /// The evaluation with the weights `mode` names.
-    pub fn with_mode(variant: &Arc<Variant>, mode: EvalMode) -> Evaluator {
+    /// The evaluation with the weights `mode` names: for the full evaluation,
+    /// `tuned` (the variant's `.eval` file, which the catalogue keeps) over
+    /// the derived defaults.
+    pub fn with_mode(variant: &Arc<Variant>, mode: EvalMode, tuned: Option<&TunedWeights>) -> Evaluator {
         let v = &**variant;
         let layout = Layout::new(v);
         let mut reach = vec![0u8; Cell::COUNT * MAILBOX_SIZE];
         let start = Position::startpos(Arc::clone(variant)).ok();
         let facts = KindFacts::new(v, start.as_ref(), &mut reach);
         let mut weights = derived_weights(v, &layout, &facts);
-        if let (EvalMode::Full, Some(tuned)) = (mode, &v.tuned_eval) {
+        if let (EvalMode::Full, Some(tuned)) = (mode, tuned) {
             tuned.apply(&mut weights);
         }
         let evaluator = Evaluator {
@@ -371,14 +367,14 @@ impl Evaluator {
 
     /// The derived defaults.
     pub fn hand(variant: &Arc<Variant>) -> Evaluator {
-        Evaluator::with_mode(variant, EvalMode::Hand)
+        Evaluator::with_mode(variant, EvalMode::Hand, None)
     }
 
     /// The same tables, scoring material only: men on the board and in hand at
     /// their variant-file values. A deliberately weak baseline to measure the
     /// full evaluation against (`setoption name Evaluation value material`).
     pub fn material_only(variant: &Arc<Variant>) -> Evaluator {
-        Evaluator::with_mode(variant, EvalMode::Material)
+        Evaluator::with_mode(variant, EvalMode::Material, None)
     }
 
     /// This evaluator with other weights (one per parameter of [`Evaluator::layout`]).
@@ -780,14 +776,14 @@ fn derived_weights(v: &Variant, l: &Layout, facts: &KindFacts) -> Vec<Weight> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     #[test]
     fn start_positions_are_balanced() {
         let reg = Registry::builtin();
         for name in reg.names() {
             let Some(v) = reg.get(&name) else { continue };
-            let ev = Evaluator::new(&v);
+            let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
             let Ok(pos) = Position::startpos(Arc::clone(&v)) else {
                 continue;
             };
@@ -802,7 +798,7 @@ mod tests {
     fn mop_up_drives_the_lone_king_to_the_edge_and_brings_ours_closer() {
         let reg = Registry::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = Evaluator::new(&v);
+        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         let score = |fen: &str| ev.evaluate(&Position::from_fen(Arc::clone(&v), fen).expect("valid FEN"));
         let edge = ev.weights()[ev.layout().mopup_edge];
         let close = ev.weights()[ev.layout().mopup_close];
@@ -827,7 +823,7 @@ mod tests {
     fn extra_queen_is_good() {
         let reg = Registry::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = Evaluator::new(&v);
+        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         let pos = Position::from_fen(Arc::clone(&v), "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
             .expect("valid FEN");
         assert!(ev.evaluate(&pos) > 700);
@@ -837,7 +833,7 @@ mod tests {
     fn knights_prefer_the_centre() {
         let reg = Registry::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = Evaluator::new(&v);
+        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         let centre = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").expect("valid");
         let corner = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/N3K3 w - - 0 1").expect("valid");
         assert!(ev.evaluate(&centre) > ev.evaluate(&corner));
@@ -864,7 +860,7 @@ mod tests {
     fn army_balance_fades_with_the_pieces() {
         let reg = Registry::builtin();
         let v = reg.get("clash5").expect("clash5 ships");
-        let (full, material) = (Evaluator::new(&v), Evaluator::material_only(&v));
+        let (full, material) = (crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
         let start = Position::startpos(Arc::clone(&v)).expect("start");
         // White's army is worth over ten pawns more by the file's values...
         assert!(material.evaluate(&start) > 1000);
@@ -880,7 +876,7 @@ mod tests {
 mod trace_tests {
     use super::*;
     use crate::moves::MoveList;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     /// Positions of every shipped variant from a fixed pseudo-random walk.
     fn walk_positions(v: &Arc<Variant>, games: u64) -> Vec<Position> {
@@ -932,33 +928,12 @@ mod trace_tests {
     fn a_side_that_can_capture_nothing_cannot_win() {
         let reg = Registry::builtin();
         let v = reg.get("clockwork").expect("clockwork ships");
-        let ev = Evaluator::new(&v);
+        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         // White is a rook up in non-capturing men only (U: NC rook, S: NC pawns).
         let nc = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/SSS5/U3K3 w - - 0 1").expect("valid");
         let real = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1").expect("valid");
         let (nc, real) = (ev.evaluate(&nc), ev.evaluate(&real));
         assert!(real > 400, "{real}");
         assert!(nc < real / 4, "non-capturing {nc} against capturing {real}");
-    }
-}
-
-#[cfg(test)]
-mod shipped_tests {
-    use super::*;
-    use crate::variant::builtin::{SHIPPED, SHIPPED_EVAL};
-    use crate::variant::Registry;
-
-    #[test]
-    fn every_shipped_variant_loads_its_tuned_weights() {
-        let reg = Registry::builtin();
-        assert_eq!(reg.names().len(), SHIPPED.len(), "a shipped variant failed to load");
-        for (name, _) in SHIPPED_EVAL {
-            let v = reg.get(name).expect("shipped");
-            let tuned = v.tuned_eval.as_ref().expect("weights loaded");
-            // Every weight of the layout is in the file.
-            assert_eq!(tuned.entries.len(), 2 * Layout::new(&v).len(), "{name}");
-            let (full, hand) = (Evaluator::new(&v), Evaluator::hand(&v));
-            assert_ne!(full.weights(), hand.weights(), "{name}");
-        }
     }
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use super::hub::Hub;
 use super::session::{refuse, ApiError, Session, MAX_ANALYSIS_LINES};
 use crate::search::Limits;
-use crate::variant::Registry;
+use crate::catalogue::Catalogue;
 
 /// Longest engine move search a request may ask for, in milliseconds.
 pub const MAX_MOVETIME_MS: u64 = 600_000;
@@ -30,10 +30,10 @@ pub struct App {
 }
 
 impl App {
-    /// An app over `registry`; None when no variant has a valid start position.
-    pub fn new(registry: Registry) -> Option<App> {
+    /// An app over `catalogue`; None when no variant has a valid start position.
+    pub fn new(catalogue: Catalogue) -> Option<App> {
         let hub = Arc::new(Hub::default());
-        let session = Session::new(registry, Arc::clone(&hub))?;
+        let session = Session::new(catalogue, Arc::clone(&hub))?;
         Some(App { session: Mutex::new(session), hub })
     }
 

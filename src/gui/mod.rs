@@ -12,7 +12,7 @@ pub mod session;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::variant::Registry;
+use crate::catalogue::Catalogue;
 
 /// Arguments of `menagerie gui`.
 #[derive(clap::Args, Debug, Clone)]
@@ -29,8 +29,8 @@ pub struct GuiArgs {
 }
 
 /// Serves the page until the process is stopped.
-pub fn run_gui(args: &GuiArgs, registry: Registry) -> ExitCode {
-    let Some(app) = api::App::new(registry) else {
+pub fn run_gui(args: &GuiArgs, catalogue: Catalogue) -> ExitCode {
+    let Some(app) = api::App::new(catalogue) else {
         eprintln!("error: no loaded variant has a valid start position");
         return ExitCode::FAILURE;
     };

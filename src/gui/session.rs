@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::hub::Hub;
+use crate::catalogue::Catalogue;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::fen::FenError;
 use crate::moves::{Move, MoveKind, MoveList};
@@ -17,12 +18,11 @@ use crate::outcome::GameEnd;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
 use crate::search::{Limits, Score, SearchResult};
-use crate::tournament::game::{make_recorded, GameRecord, PlayedMove, Termination};
-use crate::tournament::pgn::{read_pgn, write_game, PgnContext};
-use crate::tournament::player::SearchInfo;
-use crate::tournament::san::{move_to_san, parse_san};
-use crate::tournament::tc::TimeControl;
-use crate::variant::{Registry, Variant};
+use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
+use crate::game::pgn::{read_pgn, write_game, PgnContext};
+use crate::game::san::{move_to_san, parse_san};
+use crate::game::tc::TimeControl;
+use crate::variant::Variant;
 
 /// Most moves (plies) an imported game may have: each is checked against
 /// every legal move's SAN while the game is locked.
@@ -78,9 +78,9 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session over `registry`, starting with its chess (or first playable) variant.
-    pub fn new(registry: Registry, hub: Arc<Hub>) -> Option<Session> {
-        let engine = Engine::with_registry(registry)?;
+    /// A session over `catalogue`, starting with its chess (or first playable) variant.
+    pub fn new(catalogue: Catalogue, hub: Arc<Hub>) -> Option<Session> {
+        let engine = Engine::with_catalogue(catalogue)?;
         Some(Session {
             start_fen: engine.position().to_fen(),
             engine,

@@ -22,6 +22,9 @@ pub use tables::{Attacker, AttackerList, MotionTables, MAX_ATTACKERS};
 use crate::geometry::{offset, Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
 use crate::piece::{Cell, Color};
 
+/// Unlimited rider range (longer than any board).
+pub const UNLIMITED: u8 = 16;
+
 /// The mailbox: one cell per square, padding included.
 pub type Board = [Cell; MAILBOX_SIZE];
 
@@ -179,7 +182,7 @@ impl MoveRule {
             Motion::Leap | Motion::Lame { .. } => Some(first).filter(on_board).into_iter().collect(),
             Motion::Ride { min, max } => line(from, step, min, max),
             // The screen stands on the first square at the nearest.
-            Motion::Hop => line(from, step, 2, crate::betza::UNLIMITED),
+            Motion::Hop => line(from, step, 2, UNLIMITED),
             Motion::Bent { second, min, max } if on_board(&first) => {
                 line(first, (i32::from(second.0), i32::from(second.1) * forward), min, max)
             }

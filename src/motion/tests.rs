@@ -8,7 +8,7 @@ use crate::geometry::Square;
 use crate::moves::MoveList;
 use crate::piece::{Cell, Color};
 use crate::position::Position;
-use crate::variant::Registry;
+use crate::registry::Registry;
 
 fn position(variant: &str, fen: &str) -> Position {
     let v = Registry::builtin().get(variant).expect("variant ships");

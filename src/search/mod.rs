@@ -1351,14 +1351,15 @@ impl<'a> Search<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::eval::EvalMode;
+    use crate::registry::Registry;
     use std::sync::Arc;
 
     fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) {
         let reg = Registry::builtin();
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-        let eval = Evaluator::new(&v);
+        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
         let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
@@ -1403,7 +1404,7 @@ mod tests {
         let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1 S";
         let reg = Registry::builtin();
         let v = reg.get("relocation").expect("relocation ships");
-        let eval = Evaluator::new(&v);
+        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
         let mut list = MoveList::new();
         pos.generate_legal(&mut list);

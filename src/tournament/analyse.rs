@@ -15,10 +15,11 @@ use clap::Args;
 
 use super::player::uci::UciPlayer;
 use super::player::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
-use super::san::move_to_san;
+use crate::game::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
-use crate::variant::{Registry, Variant};
+use crate::registry::Registry;
+use crate::variant::Variant;
 
 /// `menagerie analyse`: search a position with a UCI engine.
 #[derive(Args, Debug)]
@@ -170,7 +171,7 @@ fn numbered(pos: &Position, sans: &[String]) -> String {
         first = false;
         parts.push(san.clone());
         // Advance the copy to keep numbering right (SAN was made from legal moves).
-        match super::san::parse_san(&mut p, san) {
+        match crate::game::san::parse_san(&mut p, san) {
             Some(m) => p.make(m),
             None => break,
         }

@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use super::adjudicate::AdjudicationError;
-use super::openings::{read_openings, SplitMix64};
+use crate::game::adjudicate::AdjudicationError;
+use crate::game::openings::{read_openings, SplitMix64};
 use super::player::{Player, PlayerSpec};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
-use super::tc::TimeControl;
-use crate::variant::Registry;
+use crate::game::tc::TimeControl;
+use crate::registry::Registry;
 
 /// `menagerie match`: play engines against each other.
 #[derive(Args, Debug)]

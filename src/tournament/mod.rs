@@ -2,17 +2,12 @@
 //! one game, the match runner with its statistics and PGN, openings, the
 //! random sparring engine, and the `match`/`play`/`analyse`/`score` command lines.
 
-pub mod adjudicate;
 pub mod analyse;
 pub mod cli;
-pub mod game;
-pub mod openings;
-pub mod pgn;
 pub mod play;
 pub mod player;
 pub mod random_engine;
+pub mod referee;
 pub mod runner;
-pub mod san;
 pub mod score;
 pub mod stats;
-pub mod tc;

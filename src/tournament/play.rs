@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::openings::SplitMix64;
+use crate::game::openings::SplitMix64;
 use super::player::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
 use super::random_engine::random_move;
-use super::san::move_to_san;
-use super::tc::{Clock, TimeControl};
+use crate::game::san::move_to_san;
+use crate::game::tc::{Clock, TimeControl};
 use crate::moves::MoveList;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
-use crate::variant::{Registry, Variant};
+use crate::registry::Registry;
+use crate::variant::Variant;
 
 /// `menagerie play`: play against an engine in the terminal.
 #[derive(Args, Debug)]

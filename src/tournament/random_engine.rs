@@ -6,11 +6,12 @@
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-use super::openings::SplitMix64;
+use crate::game::openings::SplitMix64;
 use crate::moves::MoveList;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
 use crate::position::Position;
-use crate::variant::{Registry, Variant};
+use crate::registry::Registry;
+use crate::variant::Variant;
 
 /// A random legal move of `pos` in UCI text (None when there is none).
 pub fn random_move(pos: &mut Position, rng: &mut SplitMix64) -> Option<String> {

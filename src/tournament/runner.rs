@@ -15,13 +15,14 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use super::adjudicate::{DrawRule, ResignRule};
-use super::game::{play_game, GameRecord, GameSetup, Termination};
-use super::openings::{add_random_plies, Opening, SplitMix64};
-use super::pgn::{write_game, PgnContext};
+use crate::game::adjudicate::{DrawRule, ResignRule};
+use super::referee::{play_game, GameSetup};
+use crate::game::record::{GameRecord, Termination};
+use crate::game::openings::{add_random_plies, Opening, SplitMix64};
+use crate::game::pgn::{write_game, PgnContext};
 use super::player::{Player, PlayerSpec};
 use super::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
-use super::tc::TimeControl;
+use crate::game::tc::TimeControl;
 use crate::outcome::Outcome;
 use crate::variant::Variant;
 
@@ -490,7 +491,7 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     fn config(engines: usize, games: u32, rounds: u32) -> MatchConfig {
         let registry = Registry::builtin();

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::game::Termination;
-use super::pgn::{read_pgn, PgnGame};
+use crate::game::record::Termination;
+use crate::game::pgn::{read_pgn, PgnGame};
 use super::runner::MatchSummary;
 use super::stats::Sprt;
 

@@ -21,9 +21,10 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use crate::catalogue::Catalogue;
 use crate::eval::{write_eval_file, EvalMode, Evaluator};
 use crate::position::Position;
-use crate::variant::{Registry, Variant};
+use crate::variant::Variant;
 use fit::{FitPlan, Row};
 use selfplay::{Progress, Sample, SelfPlay};
 
@@ -73,8 +74,8 @@ pub struct TuneArgs {
 }
 
 /// Runs `menagerie tune`.
-pub fn run_tune_command(args: &TuneArgs, registry: &Registry) -> ExitCode {
-    match tune(args, registry) {
+pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
+    match tune(args, catalogue) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -83,8 +84,8 @@ pub fn run_tune_command(args: &TuneArgs, registry: &Registry) -> ExitCode {
     }
 }
 
-fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
-    let variant = registry.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
+fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
+    let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     if args.games == 0 || args.nodes == 0 || args.threads == 0 || args.epochs == 0 {
         return Err("--games, --nodes, --threads and --epochs must be at least 1".to_string());
     }
@@ -92,7 +93,7 @@ fn tune(args: &TuneArgs, registry: &Registry) -> Result<(), String> {
         return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
     }
     let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Full };
-    let eval = Evaluator::with_mode(&variant, mode);
+    let eval = catalogue.evaluator(&variant, mode);
     let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
     let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));

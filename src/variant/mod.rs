@@ -1,22 +1,17 @@
 //! A variant: board, pieces (compiled from Betza), promotion, drops, setup,
 //! castling and end-of-game rules. Immutable once loaded; shared by `Arc`.
 //! The declared rules live here; what the board derives from the piece rules
-//! is in [`MotionTables`]. Uses geometry, piece, motion, betza and zobrist.
+//! is in [`MotionTables`]. How a variant is evaluated is no part of it: the
+//! catalogue pairs each variant with its evaluation data.
 
-pub mod builtin;
-mod capacity;
-pub(crate) use capacity::move_bound;
 pub mod parse;
 
-use std::sync::Arc;
 
-use crate::eval::TunedWeights;
 use crate::geometry::BoardShape;
 use crate::motion::{MotionTables, MoveRule};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
 use crate::zobrist::Zobrist;
 
-pub use builtin::Registry;
 pub use parse::{VariantError, VariantErrorKind};
 
 /// A piece type as declared in a variant file.
@@ -120,8 +115,6 @@ pub struct Variant {
     pub xboard_parent: Option<String>,
     /// Zobrist keys.
     pub zobrist: Zobrist,
-    /// Weights from the variant's `NAME.eval` file, when it has one.
-    pub tuned_eval: Option<Arc<TunedWeights>>,
     letter_map: [Option<PieceKind>; 128],
 }
 
@@ -202,7 +195,6 @@ impl Variant {
             end: spec.end,
             xboard_parent: spec.xboard_parent,
             zobrist: Zobrist::new(kinds),
-            tuned_eval: None,
             letter_map,
             pieces: spec.pieces,
         }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use menagerie::gui::api::App;
 use menagerie::gui::server::{self, RunningServer};
-use menagerie::variant::Registry;
+use menagerie::registry::Registry;
 
 /// The shipped variants served on 127.0.0.1 at a free port.
 pub fn start_server() -> RunningServer {

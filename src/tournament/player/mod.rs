@@ -20,7 +20,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::tournament::tc::{Clock, TimeControl};
+use crate::game::record::SearchInfo;
+use crate::game::tc::{Clock, TimeControl};
 use crate::variant::Variant;
 
 /// The protocol a player speaks over its pipes.
@@ -288,33 +289,6 @@ impl Drop for PlayerProcess {
 impl fmt::Debug for PlayerProcess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerProcess({})", self.name)
-    }
-}
-
-/// What an engine reported about its choice.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchInfo {
-    /// Score in centipawns from the engine's point of view.
-    pub score_cp: Option<i32>,
-    /// Mate in this many moves (negative: being mated).
-    pub mate: Option<i32>,
-    /// Depth reached.
-    pub depth: Option<u32>,
-}
-
-impl fmt::Display for SearchInfo {
-    /// `+0.35/12` as cutechess writes engine evaluations into PGN comments.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.mate, self.score_cp) {
-            (Some(m), _) if m >= 0 => write!(f, "+M{m}")?,
-            (Some(m), _) => write!(f, "-M{}", -m)?,
-            (None, Some(cp)) => write!(f, "{:+.2}", cp as f64 / 100.0)?,
-            (None, None) => {}
-        }
-        if let Some(d) = self.depth {
-            write!(f, "/{d}")?;
-        }
-        Ok(())
     }
 }
 

@@ -5,7 +5,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply, SearchInfo};
+use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply};
+use crate::game::record::SearchInfo;
 use crate::variant::Variant;
 
 /// How long the handshake and `isready` may take.

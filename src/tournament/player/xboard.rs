@@ -7,10 +7,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply, SearchInfo};
+use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply};
+use crate::game::record::SearchInfo;
 use crate::geometry::BoardShape;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
-use crate::tournament::tc::{ClockControl, TimeControl};
+use crate::game::tc::{ClockControl, TimeControl};
 use crate::variant::Variant;
 
 /// How long to wait for `feature done=1` (the spec asks GUIs for two seconds).

@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use super::player::SearchInfo;
+use super::record::SearchInfo;
 
 /// `movenumber=N movecount=M score=S`: a draw when, from move N on, every
 /// score of both engines for M moves each is within S centipawns of zero.
@@ -52,7 +52,7 @@ fn pairs(text: &str) -> Result<Vec<(String, i64)>, AdjudicationError> {
 impl FromStr for DrawRule {
     type Err = AdjudicationError;
     /// ```
-    /// use menagerie::tournament::adjudicate::DrawRule;
+    /// use menagerie::game::adjudicate::DrawRule;
     /// let d: DrawRule = "movenumber=40 movecount=8 score=10".parse().unwrap();
     /// assert_eq!((d.movenumber, d.movecount, d.score), (40, 8, 10));
     /// ```
@@ -76,7 +76,7 @@ impl FromStr for DrawRule {
 impl FromStr for ResignRule {
     type Err = AdjudicationError;
     /// ```
-    /// use menagerie::tournament::adjudicate::ResignRule;
+    /// use menagerie::game::adjudicate::ResignRule;
     /// let r: ResignRule = "movecount=3 score=1000".parse().unwrap();
     /// assert_eq!((r.movecount, r.score), (3, 1000));
     /// ```

@@ -1,46 +1,33 @@
 //! The variant registry: shipped `.var` files embedded in the binary, plus
-//! files loaded at run time (`--variants DIR`, `VariantPath`). Uses parse,
-//! capacity and fen.
+//! files loaded at run time (`--variants DIR`, `VariantPath`). A variant is
+//! added only once its start position is a legal position of it, so the
+//! registry sits above positions and FEN.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::parse::{parse_spec, VariantError, VariantErrorKind};
-use super::Variant;
+use crate::variant::parse::parse_spec;
+use crate::variant::{Variant, VariantError, VariantErrorKind};
 use crate::fen::FenError;
 use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
 
 /// The variant files shipped with the engine, embedded at compile time.
 pub const SHIPPED: &[(&str, &str)] = &[
-    ("chess.var", include_str!("../../variants/chess.var")),
-    ("capablanca.var", include_str!("../../variants/capablanca.var")),
-    ("relocation.var", include_str!("../../variants/relocation.var")),
-    ("caparandom.var", include_str!("../../variants/caparandom.var")),
-    ("clockwork.var", include_str!("../../variants/clockwork.var")),
-    ("clash1.var", include_str!("../../variants/clash1.var")),
-    ("clash2.var", include_str!("../../variants/clash2.var")),
-    ("clash3.var", include_str!("../../variants/clash3.var")),
-    ("clash4.var", include_str!("../../variants/clash4.var")),
-    ("clash5.var", include_str!("../../variants/clash5.var")),
+    ("chess.var", include_str!("../variants/chess.var")),
+    ("capablanca.var", include_str!("../variants/capablanca.var")),
+    ("relocation.var", include_str!("../variants/relocation.var")),
+    ("caparandom.var", include_str!("../variants/caparandom.var")),
+    ("clockwork.var", include_str!("../variants/clockwork.var")),
+    ("clash1.var", include_str!("../variants/clash1.var")),
+    ("clash2.var", include_str!("../variants/clash2.var")),
+    ("clash3.var", include_str!("../variants/clash3.var")),
+    ("clash4.var", include_str!("../variants/clash4.var")),
+    ("clash5.var", include_str!("../variants/clash5.var")),
 ];
 
 /// Names GUIs use for our variants.
-/// The shipped variants' tuned evaluation weights (`menagerie tune`), by variant name.
-pub const SHIPPED_EVAL: &[(&str, &str)] = &[
-    ("chess", include_str!("../../variants/chess.eval")),
-    ("capablanca", include_str!("../../variants/capablanca.eval")),
-    ("relocation", include_str!("../../variants/relocation.eval")),
-    ("caparandom", include_str!("../../variants/caparandom.eval")),
-    ("clockwork", include_str!("../../variants/clockwork.eval")),
-    ("clash1", include_str!("../../variants/clash1.eval")),
-    ("clash2", include_str!("../../variants/clash2.eval")),
-    ("clash3", include_str!("../../variants/clash3.eval")),
-    ("clash4", include_str!("../../variants/clash4.eval")),
-    ("clash5", include_str!("../../variants/clash5.eval")),
-];
-
 const ALIASES: &[(&str, &str)] = &[("normal", "chess"), ("standard", "chess"), ("fischerandom", "chess")];
 
 /// Loaded variants by name, with the source text of each (for `inherit`).
@@ -56,10 +43,7 @@ impl Registry {
     pub fn builtin() -> Registry {
         let mut reg = Registry::default();
         for (file, text) in SHIPPED {
-            let eval = file.strip_suffix(".var").and_then(|name| {
-                SHIPPED_EVAL.iter().find(|(n, _)| *n == name).map(|(n, text)| (format!("{n}.eval"), text.to_string()))
-            });
-            let _ = reg.load_text_with_eval(file, text, eval);
+            let _ = reg.load_text(file, text);
         }
         reg
     }
@@ -117,32 +101,7 @@ impl Registry {
     /// Parses and adds a variant; replaces one of the same name. On error the
     /// registry is unchanged.
     pub fn load_text(&mut self, file: &str, text: &str) -> Result<Arc<Variant>, Vec<VariantError>> {
-        self.load_text_with_eval(file, text, None)
-    }
-
-    /// Like [`Registry::load_text`], with the variant's `.eval` file (its
-    /// name and text), whose weights the full evaluation then uses.
-    pub fn load_text_with_eval(
-        &mut self,
-        file: &str,
-        text: &str,
-        eval: Option<(String, String)>,
-    ) -> Result<Arc<Variant>, Vec<VariantError>> {
-        let mut variant = self.parse_text(file, text)?;
-        if let Some((eval_file, eval_text)) = eval {
-            let layout = crate::eval::Layout::new(&variant);
-            let tuned = crate::eval::parse_eval_file(&eval_file, &eval_text, &layout).map_err(|e| {
-                vec![VariantError {
-                    file: e.file,
-                    line: e.line,
-                    column: 1,
-                    kind: VariantErrorKind::BadEval,
-                    message: e.message,
-                }]
-            })?;
-            variant.tuned_eval = Some(Arc::new(tuned));
-        }
-        let variant = Arc::new(variant);
+        let variant = Arc::new(self.parse_text(file, text)?);
         self.sources.insert(variant.name.clone(), (file.to_string(), text.to_string()));
         self.variants.insert(variant.name.clone(), Arc::clone(&variant));
         Ok(variant)
@@ -160,30 +119,15 @@ impl Registry {
                 message: format!("cannot read: {e}"),
             }]
         })?;
-        let eval = self.eval_beside(path, &text);
-        self.load_text_with_eval(&file, &text, eval)
-    }
-
-    /// The `.eval` file beside a `.var` file: `NAME.eval` for the variant's
-    /// name, or the `.var` file's own stem with `.eval`.
-    fn eval_beside(&self, path: &Path, text: &str) -> Option<(String, String)> {
-        let name = text.lines().find_map(|l| {
-            let mut words = l.split_whitespace();
-            (words.next() == Some("name")).then(|| words.next().map(str::to_string)).flatten()
-        });
-        let stem = path.file_stem().map(|s| s.to_string_lossy().to_string());
-        [name, stem].into_iter().flatten().find_map(|n| {
-            let candidate = path.with_file_name(format!("{n}.eval"));
-            let text = std::fs::read_to_string(&candidate).ok()?;
-            Some((candidate.display().to_string(), text))
-        })
+        self.load_text(&file, &text)
     }
 
     /// Loads every `.var` file of a directory (or a single file). Files that
     /// inherit from others in the same directory are retried until all settle.
-    pub fn load_path(&mut self, path: &Path) -> Result<Vec<String>, Vec<VariantError>> {
+    /// Returns each loaded variant's name with the file it came from.
+    pub fn load_path(&mut self, path: &Path) -> Result<Vec<(String, PathBuf)>, Vec<VariantError>> {
         if path.is_file() {
-            return self.load_file(path).map(|v| vec![v.name.clone()]);
+            return self.load_file(path).map(|v| vec![(v.name.clone(), path.to_path_buf())]);
         }
         let entries = std::fs::read_dir(path).map_err(|e| {
             vec![VariantError {
@@ -207,7 +151,7 @@ impl Registry {
             for p in pending {
                 match self.load_file(&p) {
                     Ok(v) => {
-                        loaded.push(v.name.clone());
+                        loaded.push((v.name.clone(), p.clone()));
                         progress = true;
                     }
                     Err(e) => {

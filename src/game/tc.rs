@@ -78,7 +78,7 @@ impl FromStr for TimeControl {
     /// Reads space- or comma-separated parts.
     ///
     /// ```
-    /// use menagerie::tournament::tc::TimeControl;
+    /// use menagerie::game::tc::TimeControl;
     /// let tc: TimeControl = "40/60+0.5".parse().unwrap();
     /// assert_eq!(tc.clock.unwrap().moves, 40);
     /// let tc: TimeControl = "nodes=2000".parse().unwrap();

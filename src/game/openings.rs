@@ -109,7 +109,7 @@ pub fn add_random_plies(variant: &Arc<Variant>, opening: &mut Opening, plies: u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     #[test]
     fn epd_and_random() {

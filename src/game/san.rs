@@ -131,7 +131,7 @@ pub fn parse_san(pos: &mut Position, text: &str) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     fn play(pos: &mut Position, uci: &str) -> String {
         let m = pos.parse_move(uci).unwrap();

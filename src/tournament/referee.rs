@@ -5,101 +5,18 @@
 //! Uses the players (engine adapters), time controls, SAN and the rules
 //! core, whose game-end decision is the arbiter's.
 
-use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
-use super::player::{MoveRequest, Player, PlayerError, Reply, SearchInfo};
-use super::san::move_to_san;
-use super::tc::{Clock, TimeControl};
-use crate::moves::Move;
+use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
+use super::player::{MoveRequest, Player, PlayerError, Reply};
+use crate::game::record::{make_recorded, GameRecord, SearchInfo, Termination};
+use crate::game::tc::{Clock, TimeControl};
 use crate::outcome::Outcome;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::variant::Variant;
-
-/// Why a game ended, in the terms of the PGN `Termination` tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Termination {
-    /// By the rules (mate, stalemate, repetition, move rule) or resignation.
-    Normal,
-    /// A flag fell (or the engine never answered).
-    TimeForfeit,
-    /// The engine sent a move the rules core rejects.
-    IllegalMove,
-    /// The engine crashed, exited or broke the protocol.
-    Abandoned,
-    /// The runner ended a game that exceeded the move limit.
-    Adjudication,
-    /// Stopped before a result (Ctrl-C, SPRT decision).
-    Unterminated,
-}
-
-impl Termination {
-    /// Reads a PGN `Termination` tag back (cutechess-cli writes the same
-    /// words); a missing or unknown tag means an ordinary end.
-    pub fn from_tag(tag: Option<&str>) -> Termination {
-        match tag.map(str::trim) {
-            Some("time forfeit") => Termination::TimeForfeit,
-            Some("illegal move") => Termination::IllegalMove,
-            Some("abandoned") => Termination::Abandoned,
-            Some("adjudication") => Termination::Adjudication,
-            Some("unterminated") => Termination::Unterminated,
-            _ => Termination::Normal,
-        }
-    }
-}
-
-impl fmt::Display for Termination {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Termination::Normal => "normal",
-            Termination::TimeForfeit => "time forfeit",
-            Termination::IllegalMove => "illegal move",
-            Termination::Abandoned => "abandoned",
-            Termination::Adjudication => "adjudication",
-            Termination::Unterminated => "unterminated",
-        })
-    }
-}
-
-/// One move of a game record.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayedMove {
-    /// UCI text (as sent to engines).
-    pub uci: String,
-    /// SAN-like text (as written to PGN).
-    pub san: String,
-    /// PGN comment (`book`, or `+0.35/12 0.41s`).
-    pub comment: Option<String>,
-    /// True when White made the move.
-    pub white: bool,
-    /// The full-move number it was made at.
-    pub number: u32,
-}
-
-/// A finished (or stopped) game.
-#[derive(Clone, Debug)]
-pub struct GameRecord {
-    /// White's display name.
-    pub white: String,
-    /// Black's display name.
-    pub black: String,
-    /// Start position (before the opening moves).
-    pub start_fen: String,
-    /// All moves, opening included.
-    pub moves: Vec<PlayedMove>,
-    /// The result; None when unterminated.
-    pub outcome: Option<Outcome>,
-    /// Why the game ended.
-    pub termination: Termination,
-    /// Human text (`White mates`, `Black makes an illegal move: e2e5`).
-    pub reason: String,
-    /// White's and Black's limits.
-    pub tc: [TimeControl; 2],
-}
 
 /// Everything about a game besides the engines.
 #[derive(Clone, Debug)]
@@ -153,26 +70,25 @@ impl Ending {
     }
 }
 
-impl GameRecord {
-    /// A record of a game about to start, without moves or result.
-    fn new(setup: &GameSetup, names: [&str; 2]) -> GameRecord {
-        GameRecord {
-            white: names[0].to_string(),
-            black: names[1].to_string(),
-            start_fen: setup.start_fen.clone(),
-            moves: Vec::new(),
-            outcome: None,
-            termination: Termination::Unterminated,
-            reason: String::new(),
-            tc: setup.tc,
-        }
+/// A record of a game about to start, without moves or result.
+fn new_record(setup: &GameSetup, names: [&str; 2]) -> GameRecord {
+    GameRecord {
+        white: names[0].to_string(),
+        black: names[1].to_string(),
+        start_fen: setup.start_fen.clone(),
+        moves: Vec::new(),
+        outcome: None,
+        termination: Termination::Unterminated,
+        reason: String::new(),
+        tc: setup.tc,
     }
+}
 
-    fn finish(&mut self, ending: Ending) {
-        self.outcome = ending.outcome;
-        self.termination = ending.termination;
-        self.reason = ending.reason;
-    }
+/// Writes how the game ended into its record.
+fn finish(record: &mut GameRecord, ending: Ending) {
+    record.outcome = ending.outcome;
+    record.termination = ending.termination;
+    record.reason = ending.reason;
 }
 
 /// The colour that `players[index]` plays.
@@ -191,7 +107,7 @@ pub fn play_game(
     players: [&mut Player; 2],
     stop: &AtomicBool,
 ) -> (GameRecord, Faults) {
-    let mut record = GameRecord::new(setup, names);
+    let mut record = new_record(setup, names);
     let mut faults = [false; 2];
     let mut pos = match play_opening(setup, &mut record) {
         Ok(p) => p,
@@ -203,11 +119,11 @@ pub fn play_game(
     let mut players = players;
     if let Err((index, ending)) = start_players(setup, &mut players, stop) {
         faults[index] = true;
-        record.finish(ending);
+        finish(&mut record, ending);
         return (record, faults);
     }
     let ending = play_moves(setup, &mut pos, &mut record, &mut players, stop, &mut faults);
-    record.finish(ending);
+    finish(&mut record, ending);
     let result = record.outcome.map_or("*", Outcome::pgn);
     for (i, player) in players.iter_mut().enumerate() {
         if !faults[i] {
@@ -227,17 +143,6 @@ fn play_opening(setup: &GameSetup, record: &mut GameRecord) -> Result<Position, 
         record.moves.push(make_recorded(&mut pos, m, "book".to_string()));
     }
     Ok(pos)
-}
-
-/// Plays `m` and returns it as the record writes it. Players get every move
-/// in the canonical form (castling as king to its square), whatever the
-/// opening file or the player wrote.
-pub(crate) fn make_recorded(pos: &mut Position, m: Move, comment: String) -> PlayedMove {
-    let san = move_to_san(pos, m);
-    let uci = pos.move_to_uci(m, false);
-    let (white, number) = (pos.side_to_move() == Color::White, u32::from(pos.state().fullmove));
-    pos.make(m);
-    PlayedMove { uci, san, comment: Some(comment), white, number }
 }
 
 /// Tells both players a new game starts; the error names the player that

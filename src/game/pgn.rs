@@ -5,7 +5,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::game::GameRecord;
+use super::record::GameRecord;
 use crate::variant::Variant;
 
 /// Tags besides those a game record carries.

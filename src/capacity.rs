@@ -2,9 +2,8 @@
 //! reachable from a variant's start, from its pieces' rules and the men of
 //! its start position. The loader rejects a variant whose bound exceeds
 //! [`crate::moves::MAX_MOVES`], so move generation never runs out of room.
-//! Uses betza, geometry, piece and position (read-only).
 
-use super::Variant;
+use crate::variant::Variant;
 use crate::piece::{ByColor, Color, PieceKind};
 use crate::position::Position;
 
@@ -17,7 +16,7 @@ use crate::position::Position;
 /// kind that can be held and square; castling two; en passant one per
 /// capturing leap of the en-passant kinds. A setup phase has only setup
 /// moves, and king succession is offered alone.
-pub(crate) fn move_bound(start: &Position) -> usize {
+pub fn move_bound(start: &Position) -> usize {
     Color::ALL.iter().map(|&color| side_bound(start, color)).max().unwrap_or(0)
 }
 
@@ -118,7 +117,7 @@ fn most_moves(variant: &Variant, color: Color, kind: PieceKind) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variant::Registry;
+    use crate::registry::Registry;
 
     /// Chess: each pawn may become a queen (27 moves from d4), plus the
     /// pieces at their best (queen 27, rooks 14, bishops 13, knights 8, king

@@ -1,0 +1,10 @@
+//! The game's notation and record, below both the arbiter (`tournament`) and
+//! the board (`gui`), and shared with self-play (`tune`): SAN, PGN, the game
+//! record, time controls, openings and adjudication.
+
+pub mod adjudicate;
+pub mod openings;
+pub mod pgn;
+pub mod record;
+pub mod san;
+pub mod tc;

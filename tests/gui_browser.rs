@@ -1,7 +1,8 @@
 //! The board page in a real browser: headless Chromium driven through
 //! chromedriver's WebDriver API plays a Clockwork line with a capture and a
-//! drop by clicking, and checks the board and hands the page shows. Says
-//! SKIPPED (and passes) where Chromium or chromedriver is missing.
+//! drop by clicking, and checks the board and hands the page shows. Where
+//! Chromium or chromedriver is missing or the browser does not start, the
+//! tests fail under `CI=true` and say SKIPPED (and pass) elsewhere.
 //!
 //! An `#[ignore]`d test plays whole games against the engine by clicks in
 //! Clockwork, Relocation and Clash 5 (`-- --ignored --nocapture`).
@@ -10,6 +11,7 @@
 //! (Clockwork with full hands, Clash 5 under analysis, a Relocation swap
 //! choice) into DIR.
 
+mod common;
 mod gui_support;
 
 use std::net::{SocketAddr, TcpListener};
@@ -18,6 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::require_tool;
 use gui_support::{ok, request, start_server};
 use serde_json::{json, Value};
 
@@ -194,22 +197,22 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Chromium (`MENAGERIE_CHROMIUM`, else the first of `chromium`,
+/// `chromium-browser`, `google-chrome` on PATH) under chromedriver; `None`
+/// (the test skips) only outside CI: see [`require_tool`].
 fn browser_or_skip() -> Option<Browser> {
-    let Some(chromium) = find_tool(&["chromium", "chromium-browser", "google-chrome"]) else {
-        println!("SKIPPED: chromium is not installed (Debian: apt-get install chromium chromium-driver)");
-        return None;
+    let chromium = match std::env::var_os("MENAGERIE_CHROMIUM").map(PathBuf::from) {
+        Some(path) if path.is_file() => Ok(path),
+        Some(path) => Err(format!("MENAGERIE_CHROMIUM={} is not a file", path.display())),
+        None => find_tool(&["chromium", "chromium-browser", "google-chrome"])
+            .ok_or_else(|| "not installed (Debian: apt-get install chromium chromium-driver)".to_string()),
     };
-    let Some(driver) = find_tool(&["chromedriver"]) else {
-        println!("SKIPPED: chromedriver is not installed (Debian: apt-get install chromium-driver)");
-        return None;
-    };
-    match Browser::start(&chromium, &driver) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            println!("SKIPPED: cannot start headless Chromium: {e}");
-            None
-        }
-    }
+    let chromium = require_tool("Chromium", chromium)?;
+    let driver = find_tool(&["chromedriver"])
+        .ok_or_else(|| "not installed (Debian: apt-get install chromium-driver)".to_string());
+    let driver = require_tool("chromedriver", driver)?;
+    let started = Browser::start(&chromium, &driver).map_err(|e| format!("cannot start headless Chromium: {e}"));
+    require_tool("Chromium", started)
 }
 
 #[test]

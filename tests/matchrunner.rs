@@ -1,13 +1,17 @@
 //! `menagerie match` end to end: broken engines lose with the right
 //! termination, every shipped variant plays over UCI against XBoard and its
-//! PGN replays through the rules core, Ctrl-C stops cleanly, and (when
-//! installed) a Capablanca match against Fairy-Max completes.
+//! PGN replays through the rules core, Ctrl-C stops cleanly, and a
+//! Capablanca match against Fairy-Max completes (skipped where `fairymax` is
+//! not installed, except under `CI=true`, where that fails).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::require_tool;
 use menagerie::moves::MoveList;
 use menagerie::position::Position;
 use menagerie::game::pgn::{read_pgn, PgnGame};
@@ -320,11 +324,11 @@ fn interrupt_stops_cleanly() {
 
 #[test]
 fn capablanca_against_fairymax() {
-    let Some(fairymax) = ["/usr/games/fairymax", "/usr/bin/fairymax"].into_iter().find(|p| Path::new(p).exists())
-    else {
-        eprintln!("SKIPPED capablanca_against_fairymax: fairymax is not installed (apt-get install fairymax)");
-        return;
-    };
+    let found = ["/usr/games/fairymax", "/usr/bin/fairymax"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or_else(|| "not installed (apt-get install fairymax)".to_string());
+    let Some(fairymax) = require_tool("fairymax", found) else { return };
     let registry = Registry::builtin();
     let pgn = temp_pgn("fairymax");
     let fm = vec![format!("cmd={fairymax}"), "proto=xboard".to_string(), "name=Fairy-Max".to_string()];

@@ -1,7 +1,8 @@
 //! The process harness the protocol tests share: the built binary with piped
 //! input, its output lines on a channel (read by a thread, so a test can wait
 //! with a deadline), its stderr collected, and a transcript of both
-//! directions for failure messages.
+//! directions for failure messages. Also [`require_tool`], the one rule for
+//! tests that need an outside tool (python-chess, Fairy-Max, Chromium).
 
 // Each test crate uses the part of the harness it needs.
 #![allow(dead_code)]
@@ -11,6 +12,26 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+/// Whether this is a CI run (`CI=true`), where no test may skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The outside tool a test needs: `found` is the tool (a path, a started
+/// browser) or why it is not there. Under `CI=true` a missing tool fails the
+/// test with a message naming it, so CI cannot pass by skipping; elsewhere the
+/// test prints `SKIPPED` with the reason and the caller returns.
+pub fn require_tool<T>(tool: &str, found: Result<T, String>) -> Option<T> {
+    match found {
+        Ok(tool) => Some(tool),
+        Err(why) if in_ci() => panic!("{tool} is required under CI=true: {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED: {tool}: {why} (under CI=true this fails)");
+            None
+        }
+    }
+}
 
 /// Transcript lines shown when a test fails.
 const TAIL: usize = 80;

@@ -251,7 +251,7 @@ mod tests {
         // is written king-takes-rook ("b8a8"). The match referee once read
         // the step as castling and the engine's next move looked illegal.
         // (The position of that soak game, Relocation, Black to move.)
-        let registry = crate::variant::Registry::builtin();
+        let registry = crate::registry::Registry::builtin();
         let v = registry.get("relocation").expect("relocation ships");
         let fen = "rk2q2cr1/p1p1bb1p1p/3pn1p3/1p2pn4/2N2p1P1P/2PP2PNP1/P1P1PP4/1RAK1BBC1R b Kq - 1 17 -";
         let mut pos = Position::from_fen(v, fen).expect("valid FEN");

@@ -1,4 +1,4 @@
-//! Alpha-beta search without I/O (uses position, movegen, eval, tt).
+//! Alpha-beta search without I/O.
 //!
 //! Iterative deepening with aspiration windows around a principal-variation
 //! search; quiescence on captures and promotions (drops are left out so the
@@ -24,9 +24,11 @@ use arrayvec::ArrayVec;
 
 mod helpers;
 mod history;
+mod params;
 mod time;
 
 pub use history::Histories;
+pub use params::{SearchParams, DEFAULT_PARAMS};
 
 use crate::eval::Evaluator;
 use crate::geometry::Square;
@@ -48,13 +50,6 @@ const INFINITE: i32 = 32_500;
 const DRAW: i32 = 0;
 /// Nodes between two looks at the clock and the stop flag.
 pub const POLL_INTERVAL: u64 = 1024; // a power of two
-/// Quiescence plies after which the static evaluation is final: a hard bound
-/// for positions where dozens of men attack each other.
-const QS_MAX_DEPTH: u32 = 24;
-/// Captures searched per quiescence node before only recaptures remain.
-const QS_MOVE_LIMIT: u32 = 3;
-/// Quiescence plies after which only one recapture on the last move's square is searched.
-const QS_RECAPTURE_DEPTH: u32 = 6;
 /// Ordering base of captures that probably lose material: after the quiet
 /// moves (history scores stay within +-16384), skipped in quiescence.
 const BAD_CAPTURE: i32 = -(1 << 20);
@@ -354,6 +349,8 @@ pub struct Search<'a> {
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     lmr: Box<[[u8; 64]; 64]>,
+    /// Pruning and reduction margins.
+    params: SearchParams,
     root_depth: i32,
     /// Null-move verification: no null move before this ply.
     null_min_ply: usize,
@@ -390,12 +387,8 @@ impl<'a> Search<'a> {
         limits: &'a Limits,
         mut histories: Histories,
     ) -> Search<'a> {
-        let mut lmr = Box::new([[0u8; 64]; 64]);
-        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as u8;
-            }
-        }
+        let params = DEFAULT_PARAMS;
+        let lmr = params.lmr_table();
         let (soft, hard) = time_budget(limits, pos.side_to_move());
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
@@ -425,6 +418,7 @@ impl<'a> Search<'a> {
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             lmr,
+            params,
             root_depth: 0,
             null_min_ply: 0,
             node_cap: node_cap_at(limits, 1),
@@ -437,6 +431,18 @@ impl<'a> Search<'a> {
     pub fn as_helper(mut self, number: usize) -> Search<'a> {
         self.helper = Some(number.max(1));
         self
+    }
+
+    /// This search with other pruning and reduction margins (tuning).
+    pub fn with_params(mut self, params: SearchParams) -> Search<'a> {
+        self.lmr = params.lmr_table();
+        self.params = params;
+        self
+    }
+
+    /// The pruning and reduction margins in use.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
     }
 
     /// The history tables, to carry into the next search of the game.
@@ -704,7 +710,7 @@ impl<'a> Search<'a> {
         }
         let in_setup = self.pos.in_setup();
         let in_check = !in_setup && self.pos.in_check();
-        if ply >= MAX_PLY - 1 || qdepth >= QS_MAX_DEPTH {
+        if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
             return self.eval.evaluate(self.pos);
         }
         let hash = self.pos.hash();
@@ -719,7 +725,7 @@ impl<'a> Search<'a> {
         // Evasions are searched only near the horizon: in drop variants a
         // check can be answered by a drop, and drop, capture, drop... would
         // never end.
-        let evasions = in_check && qdepth < 2;
+        let evasions = in_check && qdepth < self.params.qs_evasion_depth;
         let mut best = -INFINITE;
         // A stored evaluation of a position in check is meaningless (-INFINITE).
         let raw_eval = match tt_hit {
@@ -763,14 +769,17 @@ impl<'a> Search<'a> {
                 }
                 // Delta pruning: even winning this man cannot lift alpha.
                 let victim = self.pos.victim_square(m).unwrap_or(m.to());
-                if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= node.alpha {
+                if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + self.params.qs_delta_margin <= node.alpha
+                {
                     continue;
                 }
                 // A few captures per node, then only recaptures, and deep in
                 // the sequence a single recapture: bounds the tree where
                 // dozens of men attack each other.
                 let recapture = m.to() == last_to;
-                if (legal >= QS_MOVE_LIMIT && !recapture) || (qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0))
+                let p = &self.params;
+                if (legal >= p.qs_move_limit && !recapture)
+                    || (qdepth >= p.qs_recapture_depth && (!recapture || legal > 0))
                 {
                     continue;
                 }
@@ -840,7 +849,9 @@ impl<'a> Search<'a> {
         {
             return None;
         }
-        let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+        let p = &self.params;
+        let r =
+            p.nmp_reduction + depth / p.nmp_depth_divisor + ((eval - beta) / p.nmp_eval_divisor).min(p.nmp_eval_max);
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
@@ -851,7 +862,7 @@ impl<'a> Search<'a> {
             return None;
         }
         let score = if score > MATE_BOUND { beta } else { score };
-        if depth < 12 {
+        if depth < self.params.nmp_verify_depth {
             return Some(score);
         }
         // Deep: verify with a reduced search that may not pass again near here
@@ -874,7 +885,7 @@ impl<'a> Search<'a> {
         cut_node: bool,
     ) -> Result<i32, i32> {
         let tt_score = from_tt(tt.score, ply);
-        let singular_beta = tt_score - 2 * depth;
+        let singular_beta = tt_score - self.params.singular_beta_per_depth * depth;
         let singular_depth = (depth - 1) / 2;
         self.frame_mut(ply).excluded = Some(m);
         let score = self.negamax(singular_depth, ply, singular_beta - 1, singular_beta, cut_node);
@@ -884,7 +895,9 @@ impl<'a> Search<'a> {
         }
         if score < singular_beta {
             let doubles = self.frame(ply).double_extensions;
-            if score < singular_beta - 24 && doubles < 6 {
+            if score < singular_beta - self.params.double_extension_margin
+                && doubles < self.params.max_double_extensions
+            {
                 self.frame_mut(ply + 1).double_extensions = doubles + 1;
                 return Ok(2);
             }
@@ -954,10 +967,17 @@ impl<'a> Search<'a> {
         let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
         if !pv_node && !in_check && !in_setup && ply > 0 && excluded.is_none() {
             // Reverse futility: far above beta near the leaves, trust the evaluation.
-            if depth <= 8 && eval - 80 * (depth - i32::from(improving)) >= beta && eval.abs() < MATE_BOUND {
+            let p = &self.params;
+            if depth <= p.rfp_max_depth
+                && eval - p.rfp_margin * (depth - i32::from(improving)) >= beta
+                && eval.abs() < MATE_BOUND
+            {
                 return eval;
             }
-            if depth >= 3 && eval >= beta && static_eval >= beta - 20 * depth + 160 {
+            if depth >= p.nmp_min_depth
+                && eval >= beta
+                && static_eval >= beta - p.nmp_eval_per_depth * depth + p.nmp_eval_base
+            {
                 if let Some(score) = self.try_null_move(depth, ply, beta, eval, cut_node) {
                     return score;
                 }
@@ -968,7 +988,7 @@ impl<'a> Search<'a> {
         }
         // Internal iterative reduction: without a table move the ordering is
         // poor, and the next visit will have one.
-        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && excluded.is_none() {
+        if tt_move.is_none() && depth >= self.params.iir_min_depth && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
@@ -1003,17 +1023,20 @@ impl<'a> Search<'a> {
             let base_reduction = self.lmr[depth.min(63) as usize][legal.min(63)] as i32;
             if ply > 0 && !in_check && !in_setup && node.score > -MATE_BOUND && quiet && !is_killer && !pv_node {
                 // Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
-                if legal as i32 > (3 + depth * depth) / (2 - i32::from(improving)) {
+                if legal as i32 > (self.params.lmp_base + depth * depth) / (2 - i32::from(improving)) {
                     skip_quiets = true;
                     continue;
                 }
                 let lmr_depth = (depth - 1 - base_reduction).max(0);
                 // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
-                if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= node.alpha {
+                let p = &self.params;
+                if lmr_depth <= p.futility_max_depth
+                    && static_eval + p.futility_base + p.futility_per_depth * lmr_depth <= node.alpha
+                {
                     continue;
                 }
                 // History pruning: moves that have failed everywhere before.
-                if lmr_depth <= 3 && history < -3000 * depth {
+                if lmr_depth <= p.history_max_depth && history < -p.history_margin * depth {
                     continue;
                 }
             }
@@ -1024,10 +1047,11 @@ impl<'a> Search<'a> {
                 && !in_check
                 && !in_setup
                 && node.score > -MATE_BOUND
-                && depth <= 6
+                && depth <= self.params.see_max_depth
                 && Some(m) != tt_move
             {
-                let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
+                let p = &self.params;
+                let threshold = if quiet { -p.see_quiet_margin * depth * depth } else { -p.see_capture_margin * depth };
                 if !self.see_ge(m, threshold) {
                     continue;
                 }
@@ -1035,8 +1059,8 @@ impl<'a> Search<'a> {
             let mut extension = 0;
             if let (Some(hit), true) = (tt_hit, Some(m) == tt_move) {
                 if ply > 0
-                    && depth >= 7
-                    && hit.depth >= depth - 3
+                    && depth >= self.params.singular_min_depth
+                    && hit.depth >= depth - self.params.singular_tt_depth_margin
                     && matches!(hit.bound, Bound::Lower | Bound::Exact)
                     && from_tt(hit.score, ply).abs() < MATE_BOUND
                     && !in_setup
@@ -1066,11 +1090,11 @@ impl<'a> Search<'a> {
                 score = self.child(new_depth, ply + 1, node.alpha, beta, same_side, !pv_node && !cut_node);
             } else {
                 let mut reduction = 0;
-                if depth >= 3 && legal > 3 && quiet {
+                if depth >= self.params.lmr_min_depth && legal > self.params.lmr_min_moves && quiet {
                     reduction = base_reduction;
                     reduction += i32::from(!improving) + i32::from(cut_node);
                     reduction -= i32::from(pv_node) + i32::from(is_killer) + i32::from(gives_check);
-                    reduction -= history / 8192;
+                    reduction -= history / self.params.lmr_history_divisor;
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
                 score = self.child(new_depth - reduction, ply + 1, node.alpha, node.alpha + 1, same_side, true);
@@ -1239,8 +1263,9 @@ impl<'a> Search<'a> {
             }
             for pv_index in 0..multipv {
                 let previous = root[pv_index].previous;
-                let mut delta = 20;
-                let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
+                let mut delta = self.params.aspiration_delta;
+                let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth && previous.abs() < MATE_BOUND
+                {
                     ((previous - delta).max(-INFINITE), (previous + delta).min(INFINITE))
                 } else {
                     (-INFINITE, INFINITE)
@@ -1261,7 +1286,7 @@ impl<'a> Search<'a> {
                         break;
                     }
                     delta += delta;
-                    if delta > 1000 {
+                    if delta > self.params.aspiration_max_delta {
                         alpha = -INFINITE;
                         beta = INFINITE;
                     }

@@ -1,5 +1,5 @@
 //! Static evaluation for any variant, derived from the variant file alone
-//! and tunable from games (uses position, variant, geometry, piece, motion).
+//! and tunable from games.
 //!
 //! The score is a sum of named features times weights ([`params`]), each
 //! weight with a middlegame and an endgame value, blended by the non-pawn
@@ -216,6 +216,47 @@ struct Walked {
     phase: i32,
     /// Per colour: holds a man (board or hand) that can capture, royal aside.
     armed: [bool; 2],
+}
+
+/// What the pass over the men gathers for the terms that need the whole
+/// board (all on the stack: the evaluation allocates nothing).
+struct Maps {
+    /// Each colour's king square.
+    kings: [Option<Square>; 2],
+    /// How many men of each colour attack a square...
+    attacks: [[u8; MAILBOX_SIZE]; 2],
+    /// ...and the value rank of the cheapest of them.
+    cheapest: [[u8; MAILBOX_SIZE]; 2],
+    /// The men on the board.
+    men: ArrayVec<(Square, Cell), MAX_MEN>,
+    /// Pawns per file, and the lowest and highest rank of one, per colour.
+    pawn_files: [[u8; 16]; 2],
+    pawn_lowest: [[i32; 16]; 2],
+    pawn_highest: [[i32; 16]; 2],
+    /// Per colour: the units its men score against the enemy king's zone,
+    /// per kind, and how many of its men attack the zone.
+    zone_units: [[i32; MAX_KINDS]; 2],
+    zone_attackers: [usize; 2],
+    /// Per colour: how close the enemy men stand to its king.
+    tropism: [i32; 2],
+}
+
+impl Maps {
+    #[inline(always)]
+    fn new(kings: [Option<Square>; 2]) -> Maps {
+        Maps {
+            kings,
+            attacks: [[0u8; MAILBOX_SIZE]; 2],
+            cheapest: [[u8::MAX; MAILBOX_SIZE]; 2],
+            men: ArrayVec::new(),
+            pawn_files: [[0u8; 16]; 2],
+            pawn_lowest: [[i32::MAX; 16]; 2],
+            pawn_highest: [[i32::MIN; 16]; 2],
+            zone_units: [[0i32; MAX_KINDS]; 2],
+            zone_attackers: [0usize; 2],
+            tropism: [0i32; 2],
+        }
+    }
 }
 
 /// The board of `variant` with no men on it.
@@ -552,86 +593,111 @@ impl Evaluator {
     /// goes to `sink` (the static ones through [`Sink::man`]).
     #[inline(always)]
     fn walk<S: Sink>(&self, pos: &Position, sink: &mut S) -> Walked {
-        let (l, facts) = (&*self.layout, &*self.facts);
         let board = pos.board();
-        let ranks = self.variant.shape.ranks as i32;
-        let kings = [pos.king_square(Color::White), pos.king_square(Color::Black)];
-        // Attack maps: how many men of each colour attack a square, and the
-        // cheapest of them.
-        let mut attacks = [[0u8; MAILBOX_SIZE]; 2];
-        let mut cheapest = [[u8::MAX; MAILBOX_SIZE]; 2];
-        let mut men: ArrayVec<(Square, Cell), MAX_MEN> = ArrayVec::new();
-        // Pawns per file, and the lowest and highest rank of one, per colour.
-        let mut pawn_files = [[0u8; 16]; 2];
-        let mut pawn_lowest = [[i32::MAX; 16]; 2];
-        let mut pawn_highest = [[i32::MIN; 16]; 2];
-        let mut zone_units = [[0i32; MAX_KINDS]; 2];
-        let mut zone_attackers = [0usize; 2];
-        let mut tropism = [0i32; 2];
+        let mut maps = Maps::new([pos.king_square(Color::White), pos.king_square(Color::Black)]);
         let mut walked = Walked { phase: 0, armed: [false; 2] };
         for &sq in pos.squares() {
             let c = board[sq.index()];
-            if !c.is_piece() {
-                continue;
-            }
-            let (color, kind) = (c.color(), c.kind());
-            let (k, us, sign) = (kind.index(), color.index(), sign(color));
-            sink.man(self, c, sq);
-            walked.phase += facts.phase_weight[k];
-            walked.armed[us] |= facts.is_armed(kind);
-            let _ = men.try_push((sq, c));
-            let royal = facts.royal == Some(kind);
-            let pawn = facts.is_pawn(kind);
-            let enemy_king = kings[(!color).index()];
-            let mut mobility = 0;
-            let mut zone_hits = 0;
-            for rule in self.variant.motion.rules(color, kind) {
-                // The king's own attacks are left out: they rarely defend for long.
-                if rule.initial_only || royal {
-                    continue;
-                }
-                if rule.mode.captures() {
-                    let quiet = rule.mode.quiet();
-                    for_each_attacked(
-                        board,
-                        sq,
-                        rule,
-                        #[inline(always)]
-                        |to| {
-                            let t = board[to.index()];
-                            let count = &mut attacks[us][to.index()];
-                            *count = count.saturating_add(1);
-                            let least = &mut cheapest[us][to.index()];
-                            *least = (*least).min(self.value_rank[k]);
-                            if t.is_color(!color) || (quiet && t.is_empty()) {
-                                mobility += 1;
-                            }
-                            zone_hits += i32::from(in_zone(to, enemy_king));
-                        },
-                    );
-                } else if !pawn && !royal {
-                    for_each_target(board, sq, rule, !color, |_| mobility += 1);
-                }
-            }
-            if !royal && zone_hits > 0 {
-                zone_units[us][k] += zone_hits;
-                zone_attackers[us] += 1;
-            }
-            if pawn {
-                let f = sq.file() as usize & 15;
-                pawn_files[us][f] += 1;
-                pawn_lowest[us][f] = pawn_lowest[us][f].min(sq.rank() as i32);
-                pawn_highest[us][f] = pawn_highest[us][f].max(sq.rank() as i32);
-            } else if facts.phase_weight[k] > 0 {
-                sink.add(l.mobility + k, sign * (mobility - facts.average_reach[k] / 2));
-                if let Some(king) = enemy_king {
-                    let d = (sq.file() as i32 - king.file() as i32)
-                        .abs()
-                        .max((sq.rank() as i32 - king.rank() as i32).abs());
-                    tropism[(!color).index()] += (4 - d).max(0);
-                }
+            if c.is_piece() {
+                self.walk_man(board, sq, c, &mut maps, &mut walked, sink);
             }
         }
+        self.colour_terms(pos, &maps, &mut walked, sink);
+        self.threats_and_pawns(&maps, sink);
+        self.mop_up(&walked, maps.kings, sink);
+        sink.add(self.layout.tempo, sign(pos.side_to_move()));
+        walked
+    }
+
+    /// One man on the board: its static terms, phase and armament, its
+    /// attacks into the maps, its mobility, and its pawn file or tropism.
+    #[inline(always)]
+    fn walk_man<S: Sink>(
+        &self,
+        board: &Board,
+        sq: Square,
+        c: Cell,
+        maps: &mut Maps,
+        walked: &mut Walked,
+        sink: &mut S,
+    ) {
+        let (l, facts) = (&*self.layout, &*self.facts);
+        let (color, kind) = (c.color(), c.kind());
+        let (k, us, sign) = (kind.index(), color.index(), sign(color));
+        sink.man(self, c, sq);
+        walked.phase += facts.phase_weight[k];
+        walked.armed[us] |= facts.is_armed(kind);
+        let _ = maps.men.try_push((sq, c));
+        let enemy_king = maps.kings[(!color).index()];
+        let mobility = self.man_attacks(board, sq, c, maps);
+        if facts.is_pawn(kind) {
+            let f = sq.file() as usize & 15;
+            maps.pawn_files[us][f] += 1;
+            maps.pawn_lowest[us][f] = maps.pawn_lowest[us][f].min(sq.rank() as i32);
+            maps.pawn_highest[us][f] = maps.pawn_highest[us][f].max(sq.rank() as i32);
+        } else if facts.phase_weight[k] > 0 {
+            sink.add(l.mobility + k, sign * (mobility - facts.average_reach[k] / 2));
+            if let Some(king) = enemy_king {
+                let d =
+                    (sq.file() as i32 - king.file() as i32).abs().max((sq.rank() as i32 - king.rank() as i32).abs());
+                maps.tropism[(!color).index()] += (4 - d).max(0);
+            }
+        }
+    }
+
+    /// The squares a man attacks, into the attack maps and the enemy king
+    /// zone's units. Returns its mobility: squares it can move to or
+    /// capture on.
+    #[inline(always)]
+    fn man_attacks(&self, board: &Board, sq: Square, c: Cell, maps: &mut Maps) -> i32 {
+        let facts = &*self.facts;
+        let (color, kind) = (c.color(), c.kind());
+        let (k, us) = (kind.index(), color.index());
+        let royal = facts.royal == Some(kind);
+        let pawn = facts.is_pawn(kind);
+        let enemy_king = maps.kings[(!color).index()];
+        let mut mobility = 0;
+        let mut zone_hits = 0;
+        for rule in self.variant.motion.rules(color, kind) {
+            // The king's own attacks are left out: they rarely defend for long.
+            if rule.initial_only || royal {
+                continue;
+            }
+            if rule.mode.captures() {
+                let quiet = rule.mode.quiet();
+                for_each_attacked(
+                    board,
+                    sq,
+                    rule,
+                    #[inline(always)]
+                    |to| {
+                        let t = board[to.index()];
+                        let count = &mut maps.attacks[us][to.index()];
+                        *count = count.saturating_add(1);
+                        let least = &mut maps.cheapest[us][to.index()];
+                        *least = (*least).min(self.value_rank[k]);
+                        if t.is_color(!color) || (quiet && t.is_empty()) {
+                            mobility += 1;
+                        }
+                        zone_hits += i32::from(in_zone(to, enemy_king));
+                    },
+                );
+            } else if !pawn && !royal {
+                for_each_target(board, sq, rule, !color, |_| mobility += 1);
+            }
+        }
+        if !royal && zone_hits > 0 {
+            maps.zone_units[us][k] += zone_hits;
+            maps.zone_attackers[us] += 1;
+        }
+        mobility
+    }
+
+    /// The terms of each colour as a whole: men in hand, doubled pawns,
+    /// tropism, the king's shield and the attacks on its zone.
+    #[inline(always)]
+    fn colour_terms<S: Sink>(&self, pos: &Position, maps: &Maps, walked: &mut Walked, sink: &mut S) {
+        let (l, facts) = (&*self.layout, &*self.facts);
         let kinds = self.variant.kind_count().min(MAX_KINDS);
         for color in Color::ALL {
             let (us, sign) = (color.index(), sign(color));
@@ -643,31 +709,39 @@ impl Evaluator {
                     walked.armed[us] |= facts.is_armed(PieceKind(k as u8));
                 }
             }
-            let doubled: i32 = pawn_files[us].iter().map(|&n| (n as i32 - 1).max(0)).sum();
+            let doubled: i32 = maps.pawn_files[us].iter().map(|&n| (n as i32 - 1).max(0)).sum();
             sink.add(l.doubled, sign * doubled);
-            sink.add(l.tropism, sign * tropism[us]);
-            if let Some(king) = kings[us] {
+            sink.add(l.tropism, sign * maps.tropism[us]);
+            if let Some(king) = maps.kings[us] {
                 sink.add(l.shield, sign * self.shield(pos, color, king));
             }
-            let scale = ATTACKERS_SCALE[zone_attackers[us].min(ATTACKERS_SCALE.len() - 1)];
+            let scale = ATTACKERS_SCALE[maps.zone_attackers[us].min(ATTACKERS_SCALE.len() - 1)];
             if scale > 0 {
-                for (k, &units) in zone_units[us].iter().enumerate().take(kinds) {
+                for (k, &units) in maps.zone_units[us].iter().enumerate().take(kinds) {
                     if units > 0 {
                         sink.add(l.king_attack + k, sign * units * scale);
                     }
                 }
             }
         }
-        for &(sq, c) in &men {
+    }
+
+    /// The terms of each man that need the full attack maps and pawn files:
+    /// threats and hanging men, isolated and passed pawns.
+    #[inline(always)]
+    fn threats_and_pawns<S: Sink>(&self, maps: &Maps, sink: &mut S) {
+        let (l, facts) = (&*self.layout, &*self.facts);
+        let ranks = self.variant.shape.ranks as i32;
+        for &(sq, c) in &maps.men {
             let (color, kind) = (c.color(), c.kind());
             let (k, us, them) = (kind.index(), color.index(), (!color).index());
             if facts.royal == Some(kind) {
                 continue;
             }
-            if attacks[them][sq.index()] > 0 {
-                if cheapest[them][sq.index()] < self.value_rank[k] {
+            if maps.attacks[them][sq.index()] > 0 {
+                if maps.cheapest[them][sq.index()] < self.value_rank[k] {
                     sink.add(l.threat + k, -sign(color));
-                } else if attacks[us][sq.index()] == 0 {
+                } else if maps.attacks[us][sq.index()] == 0 {
                     sink.add(l.hanging, -sign(color));
                 }
             }
@@ -675,12 +749,12 @@ impl Evaluator {
                 let f = sq.file() as usize & 15;
                 let rank = sq.rank() as i32;
                 let neighbours = [f.wrapping_sub(1) & 15, (f + 1) & 15];
-                if neighbours.iter().all(|&n| pawn_files[us][n] == 0) {
+                if neighbours.iter().all(|&n| maps.pawn_files[us][n] == 0) {
                     sink.add(l.isolated, sign(color));
                 }
                 let blocked = [f.wrapping_sub(1) & 15, f, (f + 1) & 15].iter().any(|&n| match color {
-                    Color::White => pawn_highest[them][n] > rank,
-                    Color::Black => pawn_lowest[them][n] < rank,
+                    Color::White => maps.pawn_highest[them][n] > rank,
+                    Color::Black => maps.pawn_lowest[them][n] < rank,
                 });
                 if !blocked {
                     let progress = if color == Color::White { rank } else { ranks - 1 - rank };
@@ -688,9 +762,14 @@ impl Evaluator {
                 }
             }
         }
-        // Mop-up: when only one side has men that capture, it drives the
-        // other king to the edge and brings its own king next to it (a
-        // shallow search finds no mate in such endings without this guide).
+    }
+
+    /// Mop-up: when only one side has men that capture, it drives the other
+    /// king to the edge and brings its own king next to it (a shallow search
+    /// finds no mate in such endings without this guide).
+    #[inline(always)]
+    fn mop_up<S: Sink>(&self, walked: &Walked, kings: [Option<Square>; 2], sink: &mut S) {
+        let l = &*self.layout;
         let shape = self.variant.shape;
         let from_centre = |n: i32, len: u8| (2 * n - (len as i32 - 1)).abs() / 2;
         for color in Color::ALL {
@@ -705,8 +784,6 @@ impl Evaluator {
                 sink.add(l.mopup_close, sign(color) * (shape.files.max(shape.ranks) as i32 - distance));
             }
         }
-        sink.add(l.tempo, sign(pos.side_to_move()));
-        walked
     }
 
     /// Material balance from the side to move's point of view.

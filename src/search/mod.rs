@@ -1,4 +1,4 @@
-//! Alpha-beta search without I/O (uses position, movegen, eval, tt).
+//! Alpha-beta search without I/O.
 //!
 //! Iterative deepening with aspiration windows around a principal-variation
 //! search; quiescence on captures and promotions (drops are left out so the
@@ -24,9 +24,11 @@ use arrayvec::ArrayVec;
 
 mod helpers;
 mod history;
+mod params;
 mod time;
 
 pub use history::Histories;
+pub use params::{SearchParams, DEFAULT_PARAMS};
 
 use crate::eval::Evaluator;
 use crate::geometry::Square;
@@ -48,13 +50,6 @@ const INFINITE: i32 = 32_500;
 const DRAW: i32 = 0;
 /// Nodes between two looks at the clock and the stop flag.
 pub const POLL_INTERVAL: u64 = 1024; // a power of two
-/// Quiescence plies after which the static evaluation is final: a hard bound
-/// for positions where dozens of men attack each other.
-const QS_MAX_DEPTH: u32 = 24;
-/// Captures searched per quiescence node before only recaptures remain.
-const QS_MOVE_LIMIT: u32 = 3;
-/// Quiescence plies after which only one recapture on the last move's square is searched.
-const QS_RECAPTURE_DEPTH: u32 = 6;
 /// Ordering base of captures that probably lose material: after the quiet
 /// moves (history scores stay within +-16384), skipped in quiescence.
 const BAD_CAPTURE: i32 = -(1 << 20);
@@ -328,6 +323,107 @@ impl NodeBest {
     }
 }
 
+/// What the move loop of a node reads of the node, fixed before its first move.
+#[derive(Clone, Copy)]
+struct NodeInfo {
+    /// Remaining depth (after internal iterative reduction).
+    depth: i32,
+    ply: usize,
+    beta: i32,
+    pv_node: bool,
+    /// Expected to fail high.
+    cut_node: bool,
+    in_check: bool,
+    in_setup: bool,
+    /// The static evaluation rose since our previous move.
+    improving: bool,
+    static_eval: i32,
+    /// The move a singular-extension search of this node leaves out.
+    excluded: Option<Move>,
+    tt_hit: Option<TtHit>,
+    tt_move: Option<Move>,
+    hash: u64,
+}
+
+impl NodeInfo {
+    /// A better guess than the static evaluation: the table's bound on the
+    /// score, where it is tighter.
+    #[inline]
+    fn refined_eval(&self) -> i32 {
+        let mut eval = self.static_eval;
+        if let Some(hit) = self.tt_hit {
+            let score = from_tt(hit.score, self.ply);
+            let tighter = if score > eval { Bound::Lower } else { Bound::Upper };
+            if !self.in_check && score.abs() < MATE_BOUND && (hit.bound == tighter || hit.bound == Bound::Exact) {
+                eval = score;
+            }
+        }
+        eval
+    }
+
+    /// Whether moves may be pruned here: not at the root, a PV node, in check
+    /// or in setup, and only once a move has a score above being mated.
+    #[inline]
+    fn may_prune(&self, node: &NodeBest) -> bool {
+        self.ply > 0 && !self.pv_node && !self.in_check && !self.in_setup && node.score > -MATE_BOUND
+    }
+}
+
+/// What pruning, extension and reduction read of one move of the loop.
+struct MoveInfo {
+    m: Move,
+    mover: Cell,
+    /// The kind it captures.
+    victim: Option<PieceKind>,
+    /// Neither a capture nor a promotion.
+    quiet: bool,
+    /// History score (quiet moves; 0 for the others).
+    history: i32,
+    is_killer: bool,
+    /// The reduction table's entry for this depth and move number.
+    base_reduction: i32,
+}
+
+/// What the pruning of a quiet move decided.
+enum Prune {
+    Keep,
+    Skip,
+    /// Skip this and every later quiet move (late-move pruning).
+    SkipQuiets,
+}
+
+/// The moves a node searched before its best, to punish in the histories.
+struct Tried {
+    quiets: ArrayVec<(Move, Cell), 64>,
+    captures: ArrayVec<(Move, Cell, PieceKind), 32>,
+}
+
+impl Tried {
+    /// Notes a searched move that did not fail high (promotions are neither list's).
+    #[inline]
+    fn push(&mut self, mv: &MoveInfo) {
+        if mv.quiet {
+            let _ = self.quiets.try_push((mv.m, mv.mover));
+        } else if let Some(v) = mv.victim {
+            let _ = self.captures.try_push((mv.m, mv.mover, v));
+        }
+    }
+}
+
+/// Where iterative deepening stands.
+struct Deepening {
+    /// Deepest finished iteration.
+    completed: i32,
+    /// Deepest iteration started.
+    reached: i32,
+    /// The best move of the last iteration...
+    last_best: Move,
+    /// ...and for how many iterations in a row it stayed best.
+    stable_iterations: u32,
+    /// The head of the last first line reported.
+    reported: Option<Move>,
+}
+
 /// One search of one position.
 pub struct Search<'a> {
     pos: &'a mut Position,
@@ -354,6 +450,8 @@ pub struct Search<'a> {
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     lmr: Box<[[u8; 64]; 64]>,
+    /// Pruning and reduction margins.
+    params: SearchParams,
     root_depth: i32,
     /// Null-move verification: no null move before this ply.
     null_min_ply: usize,
@@ -390,12 +488,8 @@ impl<'a> Search<'a> {
         limits: &'a Limits,
         mut histories: Histories,
     ) -> Search<'a> {
-        let mut lmr = Box::new([[0u8; 64]; 64]);
-        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as u8;
-            }
-        }
+        let params = DEFAULT_PARAMS;
+        let lmr = params.lmr_table();
         let (soft, hard) = time_budget(limits, pos.side_to_move());
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
@@ -425,6 +519,7 @@ impl<'a> Search<'a> {
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             lmr,
+            params,
             root_depth: 0,
             null_min_ply: 0,
             node_cap: node_cap_at(limits, 1),
@@ -437,6 +532,18 @@ impl<'a> Search<'a> {
     pub fn as_helper(mut self, number: usize) -> Search<'a> {
         self.helper = Some(number.max(1));
         self
+    }
+
+    /// This search with other pruning and reduction margins (tuning).
+    pub fn with_params(mut self, params: SearchParams) -> Search<'a> {
+        self.lmr = params.lmr_table();
+        self.params = params;
+        self
+    }
+
+    /// The pruning and reduction margins in use.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
     }
 
     /// The history tables, to carry into the next search of the game.
@@ -692,6 +799,8 @@ impl<'a> Search<'a> {
         self.pos.make(m);
     }
 
+    /// Quiescence: captures and promotions (evasions near the horizon) until
+    /// the position is quiet, standing pat on the static evaluation.
     fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qdepth: u32) -> i32 {
         self.pv_len[ply] = ply;
         self.count_node();
@@ -704,7 +813,7 @@ impl<'a> Search<'a> {
         }
         let in_setup = self.pos.in_setup();
         let in_check = !in_setup && self.pos.in_check();
-        if ply >= MAX_PLY - 1 || qdepth >= QS_MAX_DEPTH {
+        if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
             return self.eval.evaluate(self.pos);
         }
         let hash = self.pos.hash();
@@ -719,7 +828,7 @@ impl<'a> Search<'a> {
         // Evasions are searched only near the horizon: in drop variants a
         // check can be answered by a drop, and drop, capture, drop... would
         // never end.
-        let evasions = in_check && qdepth < 2;
+        let evasions = in_check && qdepth < self.params.qs_evasion_depth;
         let mut best = -INFINITE;
         // A stored evaluation of a position in check is meaningless (-INFINITE).
         let raw_eval = match tt_hit {
@@ -740,14 +849,7 @@ impl<'a> Search<'a> {
         }
         let mut node = NodeBest { score: best, mv: None, alpha, original_alpha: alpha };
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
-        let all_legal = self.generate(&mut moves.list, in_check);
-        let tt_move = tt_hit.and_then(|h| h.mv);
-        for i in 0..moves.list.len() {
-            let m = moves.list[i];
-            let tactical = self.is_capture(m) || m.kind() == MoveKind::Promotion;
-            let s = if evasions || tactical { self.score_move(m, tt_move, ply) } else { i32::MIN };
-            moves.scores.push(s);
-        }
+        let all_legal = self.qs_moves(&mut moves, in_check, evasions, tt_hit.and_then(|h| h.mv), ply);
         // The square of the last move: recaptures there escape the capture limit below.
         let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
         let mut legal = 0;
@@ -757,23 +859,13 @@ impl<'a> Search<'a> {
                 // Only quiet moves are left.
                 break;
             }
-            if !evasions && m.kind() != MoveKind::Promotion {
-                if moves.scores[i] < BAD_CAPTURE_LIMIT {
-                    continue;
-                }
-                // Delta pruning: even winning this man cannot lift alpha.
-                let victim = self.pos.victim_square(m).unwrap_or(m.to());
-                if stand_pat + self.eval.value(self.pos.cell(victim).kind()) + 200 <= node.alpha {
-                    continue;
-                }
-                // A few captures per node, then only recaptures, and deep in
-                // the sequence a single recapture: bounds the tree where
-                // dozens of men attack each other.
-                let recapture = m.to() == last_to;
-                if (legal >= QS_MOVE_LIMIT && !recapture) || (qdepth >= QS_RECAPTURE_DEPTH && (!recapture || legal > 0))
-                {
-                    continue;
-                }
+            if !evasions
+                && m.kind() != MoveKind::Promotion
+                && (moves.scores[i] < BAD_CAPTURE_LIMIT
+                    || self.qs_delta_prunes(m, stand_pat, node.alpha)
+                    || self.qs_limit_skips(legal, qdepth, m.to() == last_to))
+            {
+                continue;
             }
             if !all_legal && !self.pos.is_legal(m, in_check) {
                 continue;
@@ -802,6 +894,44 @@ impl<'a> Search<'a> {
         let bound = node.bound(beta);
         self.tt.store(hash, node.mv, to_tt(node.score, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
         node.score
+    }
+
+    /// The moves of a quiescence node with their ordering scores; quiet
+    /// moves (unless evading) score `i32::MIN`, so the loop stops at the
+    /// first. True when the list holds legal moves only.
+    #[inline]
+    fn qs_moves(
+        &mut self,
+        moves: &mut ScoredMoves,
+        in_check: bool,
+        evasions: bool,
+        tt_move: Option<Move>,
+        ply: usize,
+    ) -> bool {
+        let all_legal = self.generate(&mut moves.list, in_check);
+        for i in 0..moves.list.len() {
+            let m = moves.list[i];
+            let tactical = self.is_capture(m) || m.kind() == MoveKind::Promotion;
+            let s = if evasions || tactical { self.score_move(m, tt_move, ply) } else { i32::MIN };
+            moves.scores.push(s);
+        }
+        all_legal
+    }
+
+    /// Delta pruning: even winning this man cannot lift the evaluation to alpha.
+    #[inline]
+    fn qs_delta_prunes(&self, m: Move, stand_pat: i32, alpha: i32) -> bool {
+        let victim = self.pos.victim_square(m).unwrap_or(m.to());
+        stand_pat + self.eval.value(self.pos.cell(victim).kind()) + self.params.qs_delta_margin <= alpha
+    }
+
+    /// A few captures per node, then only recaptures, and deep in the
+    /// sequence a single recapture: bounds the tree where dozens of men
+    /// attack each other.
+    #[inline]
+    fn qs_limit_skips(&self, legal: u32, qdepth: u32, recapture: bool) -> bool {
+        let p = &self.params;
+        (legal >= p.qs_move_limit && !recapture) || (qdepth >= p.qs_recapture_depth && (!recapture || legal > 0))
     }
 
     /// Searches the position after a move with the window (alpha, beta) seen
@@ -840,7 +970,9 @@ impl<'a> Search<'a> {
         {
             return None;
         }
-        let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+        let p = &self.params;
+        let r =
+            p.nmp_reduction + depth / p.nmp_depth_divisor + ((eval - beta) / p.nmp_eval_divisor).min(p.nmp_eval_max);
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
@@ -851,7 +983,7 @@ impl<'a> Search<'a> {
             return None;
         }
         let score = if score > MATE_BOUND { beta } else { score };
-        if depth < 12 {
+        if depth < self.params.nmp_verify_depth {
             return Some(score);
         }
         // Deep: verify with a reduced search that may not pass again near here
@@ -874,7 +1006,7 @@ impl<'a> Search<'a> {
         cut_node: bool,
     ) -> Result<i32, i32> {
         let tt_score = from_tt(tt.score, ply);
-        let singular_beta = tt_score - 2 * depth;
+        let singular_beta = tt_score - self.params.singular_beta_per_depth * depth;
         let singular_depth = (depth - 1) / 2;
         self.frame_mut(ply).excluded = Some(m);
         let score = self.negamax(singular_depth, ply, singular_beta - 1, singular_beta, cut_node);
@@ -884,7 +1016,9 @@ impl<'a> Search<'a> {
         }
         if score < singular_beta {
             let doubles = self.frame(ply).double_extensions;
-            if score < singular_beta - 24 && doubles < 6 {
+            if score < singular_beta - self.params.double_extension_margin
+                && doubles < self.params.max_double_extensions
+            {
                 self.frame_mut(ply + 1).double_extensions = doubles + 1;
                 return Ok(2);
             }
@@ -900,8 +1034,10 @@ impl<'a> Search<'a> {
         Ok(0)
     }
 
-    #[allow(clippy::too_many_lines)]
-    fn negamax(&mut self, mut depth: i32, ply: usize, mut alpha: i32, mut beta: i32, cut_node: bool) -> i32 {
+    /// Principal-variation search of one node: the cutoffs that need no
+    /// move (draw, mate distance, table, reverse futility, null move), then
+    /// the move loop.
+    fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32, cut_node: bool) -> i32 {
         self.pv_len[ply] = ply;
         let pv_node = beta - alpha > 1;
         if depth <= 0 {
@@ -931,7 +1067,6 @@ impl<'a> Search<'a> {
         let excluded = self.frame(ply).excluded;
         let hash = self.pos.hash();
         let tt_hit = if excluded.is_none() { self.tt.probe(hash) } else { None };
-        let tt_move = tt_hit.and_then(|h| h.mv);
         if let Some(hit) = tt_hit {
             let score = from_tt(hit.score, ply);
             if !pv_node && hit.depth >= depth && bound_cuts(hit.bound, score, alpha, beta) {
@@ -941,181 +1076,272 @@ impl<'a> Search<'a> {
         let static_eval = self.static_eval(in_check, ply, tt_hit);
         self.frame_mut(ply).static_eval = static_eval;
         self.frame_mut(ply + 2).killers = [None; 2];
-        // A better guess than the static evaluation: the table's bound on the score.
-        let mut eval = static_eval;
-        if let Some(hit) = tt_hit {
-            let score = from_tt(hit.score, ply);
-            let tighter = if score > eval { Bound::Lower } else { Bound::Upper };
-            if !in_check && score.abs() < MATE_BOUND && (hit.bound == tighter || hit.bound == Bound::Exact) {
-                eval = score;
-            }
-        }
         // Improving: our evaluation rose since our previous move; prune less when it did.
         let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
-        if !pv_node && !in_check && !in_setup && ply > 0 && excluded.is_none() {
-            // Reverse futility: far above beta near the leaves, trust the evaluation.
-            if depth <= 8 && eval - 80 * (depth - i32::from(improving)) >= beta && eval.abs() < MATE_BOUND {
-                return eval;
-            }
-            if depth >= 3 && eval >= beta && static_eval >= beta - 20 * depth + 160 {
-                if let Some(score) = self.try_null_move(depth, ply, beta, eval, cut_node) {
-                    return score;
-                }
-                if self.stopped {
-                    return 0;
-                }
-            }
+        let tt_move = tt_hit.and_then(|h| h.mv);
+        let mut n = NodeInfo {
+            depth,
+            ply,
+            beta,
+            pv_node,
+            cut_node,
+            in_check,
+            in_setup,
+            improving,
+            static_eval,
+            excluded,
+            tt_hit,
+            tt_move,
+            hash,
+        };
+        if let Some(score) = self.prune_node(&n) {
+            return score;
         }
         // Internal iterative reduction: without a table move the ordering is
         // poor, and the next visit will have one.
-        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && excluded.is_none() {
-            depth -= 1;
+        if tt_move.is_none() && depth >= self.params.iir_min_depth && (pv_node || cut_node) && excluded.is_none() {
+            n.depth -= 1;
         }
+        self.search_moves(&n, alpha)
+    }
+
+    /// Cutoffs before any move is searched, at non-PV nodes out of check:
+    /// reverse futility, then null move. `Some(score)` ends the node.
+    fn prune_node(&mut self, n: &NodeInfo) -> Option<i32> {
+        if n.pv_node || n.in_check || n.in_setup || n.ply == 0 || n.excluded.is_some() {
+            return None;
+        }
+        let (p, depth, beta) = (&self.params, n.depth, n.beta);
+        let eval = n.refined_eval();
+        // Reverse futility: far above beta near the leaves, trust the evaluation.
+        if depth <= p.rfp_max_depth
+            && eval - p.rfp_margin * (depth - i32::from(n.improving)) >= beta
+            && eval.abs() < MATE_BOUND
+        {
+            return Some(eval);
+        }
+        if depth >= p.nmp_min_depth
+            && eval >= beta
+            && n.static_eval >= beta - p.nmp_eval_per_depth * depth + p.nmp_eval_base
+        {
+            if let Some(score) = self.try_null_move(depth, n.ply, beta, eval, n.cut_node) {
+                return Some(score);
+            }
+            if self.stopped {
+                return Some(0);
+            }
+        }
+        None
+    }
+
+    /// The move loop: each move in order is pruned, or extended or reduced
+    /// and searched; a fail high ends the loop.
+    fn search_moves(&mut self, n: &NodeInfo, alpha: i32) -> i32 {
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
-        let all_legal = self.generate(&mut moves.list, in_check);
+        let all_legal = self.generate(&mut moves.list, n.in_check);
         for i in 0..moves.list.len() {
-            let s = self.score_move(moves.list[i], tt_move, ply);
+            let s = self.score_move(moves.list[i], n.tt_move, n.ply);
             moves.scores.push(s);
         }
-        let keys = self.continuation_keys(ply);
-        let mut quiets_tried: ArrayVec<(Move, Cell), 64> = ArrayVec::new();
-        let mut captures_tried: ArrayVec<(Move, Cell, PieceKind), 32> = ArrayVec::new();
+        let keys = self.continuation_keys(n.ply);
+        let mut tried = Tried { quiets: ArrayVec::new(), captures: ArrayVec::new() };
         let mut node = NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha };
         let mut legal = 0;
         let mut skip_quiets = false;
         for i in 0..moves.list.len() {
             let m = Self::pick(&mut moves, i);
-            if Some(m) == excluded {
+            if Some(m) == n.excluded {
                 continue;
             }
             let victim = self.pos.victim_square(m).map(|v| self.pos.cell(v).kind());
             let quiet = victim.is_none() && m.kind() != MoveKind::Promotion;
-            if quiet && skip_quiets && !in_check {
+            if quiet && skip_quiets && !n.in_check {
                 continue;
             }
-            if !all_legal && !self.pos.is_legal(m, in_check) {
+            if !all_legal && !self.pos.is_legal(m, n.in_check) {
                 continue;
             }
             legal += 1;
             let mover = self.mover(m);
-            let history = if quiet { self.quiet_score(m, mover, keys) } else { 0 };
-            let is_killer = self.frame(ply).killers.contains(&Some(m));
-            let base_reduction = self.lmr[depth.min(63) as usize][legal.min(63)] as i32;
-            if ply > 0 && !in_check && !in_setup && node.score > -MATE_BOUND && quiet && !is_killer && !pv_node {
-                // Late-move pruning: near the leaves, quiet moves ordered last rarely matter.
-                if legal as i32 > (3 + depth * depth) / (2 - i32::from(improving)) {
+            let mv = MoveInfo {
+                m,
+                mover,
+                victim,
+                quiet,
+                history: if quiet { self.quiet_score(m, mover, keys) } else { 0 },
+                is_killer: self.frame(n.ply).killers.contains(&Some(m)),
+                base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
+            };
+            match self.prune_quiet(n, &mv, legal, &node) {
+                Prune::Keep => {}
+                Prune::Skip => continue,
+                Prune::SkipQuiets => {
                     skip_quiets = true;
                     continue;
                 }
-                let lmr_depth = (depth - 1 - base_reduction).max(0);
-                // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
-                if lmr_depth <= 7 && static_eval + 100 + 100 * lmr_depth <= node.alpha {
-                    continue;
-                }
-                // History pruning: moves that have failed everywhere before.
-                if lmr_depth <= 3 && history < -3000 * depth {
-                    continue;
-                }
             }
-            // Exchange pruning near the leaves: captures and quiet moves that lose
-            // too much material by static exchange.
-            if ply > 0
-                && !pv_node
-                && !in_check
-                && !in_setup
-                && node.score > -MATE_BOUND
-                && depth <= 6
-                && Some(m) != tt_move
-            {
-                let threshold = if quiet { -60 * depth * depth } else { -120 * depth };
-                if !self.see_ge(m, threshold) {
-                    continue;
-                }
+            if self.prune_by_exchange(n, &mv, &node) {
+                continue;
             }
-            let mut extension = 0;
-            if let (Some(hit), true) = (tt_hit, Some(m) == tt_move) {
-                if ply > 0
-                    && depth >= 7
-                    && hit.depth >= depth - 3
-                    && matches!(hit.bound, Bound::Lower | Bound::Exact)
-                    && from_tt(hit.score, ply).abs() < MATE_BOUND
-                    && !in_setup
-                {
-                    match self.singular_extension(depth, ply, beta, m, hit, cut_node) {
-                        Ok(e) => extension = e,
-                        Err(score) => return score,
-                    }
-                    if self.stopped {
-                        return 0;
-                    }
-                }
-            }
-            let us = self.pos.side_to_move();
-            self.make(ply, m, mover);
-            let same_side = self.pos.side_to_move() == us;
-            let gives_check = !self.pos.in_setup() && self.pos.in_check();
-            if extension == 0 && gives_check && (ply as i32) < 2 * self.root_depth {
-                extension = 1;
-            }
-            if extension < 2 {
-                self.frame_mut(ply + 1).double_extensions = self.frame(ply).double_extensions;
-            }
-            let new_depth = depth - 1 + extension;
-            let mut score;
-            if legal == 1 {
-                score = self.child(new_depth, ply + 1, node.alpha, beta, same_side, !pv_node && !cut_node);
-            } else {
-                let mut reduction = 0;
-                if depth >= 3 && legal > 3 && quiet {
-                    reduction = base_reduction;
-                    reduction += i32::from(!improving) + i32::from(cut_node);
-                    reduction -= i32::from(pv_node) + i32::from(is_killer) + i32::from(gives_check);
-                    reduction -= history / 8192;
-                    reduction = reduction.clamp(0, new_depth - 1);
-                }
-                score = self.child(new_depth - reduction, ply + 1, node.alpha, node.alpha + 1, same_side, true);
-                if score > node.alpha && reduction > 0 {
-                    score = self.child(new_depth, ply + 1, node.alpha, node.alpha + 1, same_side, !cut_node);
-                }
-                if score > node.alpha && score < beta {
-                    score = self.child(new_depth, ply + 1, node.alpha, beta, same_side, false);
-                }
-            }
-            self.pos.unmake(m);
+            let extension = match self.tt_move_extension(n, m) {
+                Ok(e) => e,
+                Err(score) => return score,
+            };
+            let score = self.search_move(n, &mv, legal, extension, node.alpha);
             if self.stopped {
                 return 0;
             }
-            if self.record(ply, m, score, &mut node, beta) {
+            if self.record(n.ply, m, score, &mut node, n.beta) {
                 break;
             }
-            if quiet {
-                let _ = quiets_tried.try_push((m, mover));
-            } else if let Some(v) = victim {
-                let _ = captures_tried.try_push((m, mover, v));
+            tried.push(&mv);
+        }
+        self.finish_node(n, &node, legal, &tried)
+    }
+
+    /// Late-move, futility and history pruning of a quiet move that is not a
+    /// killer: near the leaves, quiet moves ordered last rarely matter.
+    #[inline]
+    fn prune_quiet(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, node: &NodeBest) -> Prune {
+        if !(n.may_prune(node) && mv.quiet && !mv.is_killer) {
+            return Prune::Keep;
+        }
+        let (p, depth) = (&self.params, n.depth);
+        // Late-move pruning: after this many quiet moves, the rest go too.
+        if legal as i32 > (p.lmp_base + depth * depth) / (2 - i32::from(n.improving)) {
+            return Prune::SkipQuiets;
+        }
+        let lmr_depth = (depth - 1 - mv.base_reduction).max(0);
+        // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
+        if lmr_depth <= p.futility_max_depth
+            && n.static_eval + p.futility_base + p.futility_per_depth * lmr_depth <= node.alpha
+        {
+            return Prune::Skip;
+        }
+        // History pruning: moves that have failed everywhere before.
+        if lmr_depth <= p.history_max_depth && mv.history < -p.history_margin * depth {
+            return Prune::Skip;
+        }
+        Prune::Keep
+    }
+
+    /// Exchange pruning near the leaves: captures and quiet moves (not the
+    /// table move) that lose too much material by static exchange.
+    #[inline]
+    fn prune_by_exchange(&mut self, n: &NodeInfo, mv: &MoveInfo, node: &NodeBest) -> bool {
+        let (p, depth) = (&self.params, n.depth);
+        if !n.may_prune(node) || depth > p.see_max_depth || Some(mv.m) == n.tt_move {
+            return false;
+        }
+        let threshold = if mv.quiet { -p.see_quiet_margin * depth * depth } else { -p.see_capture_margin * depth };
+        !self.see_ge(mv.m, threshold)
+    }
+
+    /// The extension of the table move by a singular search (0 for every
+    /// other move). `Err(score)` ends the node: a multi-cut, or 0 when the
+    /// search was stopped.
+    #[inline]
+    fn tt_move_extension(&mut self, n: &NodeInfo, m: Move) -> Result<i32, i32> {
+        let (Some(hit), true) = (n.tt_hit, Some(m) == n.tt_move) else {
+            return Ok(0);
+        };
+        let p = &self.params;
+        if n.ply > 0
+            && n.depth >= p.singular_min_depth
+            && hit.depth >= n.depth - p.singular_tt_depth_margin
+            && matches!(hit.bound, Bound::Lower | Bound::Exact)
+            && from_tt(hit.score, n.ply).abs() < MATE_BOUND
+            && !n.in_setup
+        {
+            let extension = self.singular_extension(n.depth, n.ply, n.beta, m, hit, n.cut_node)?;
+            if self.stopped {
+                return Err(0);
+            }
+            return Ok(extension);
+        }
+        Ok(0)
+    }
+
+    /// Makes a move, searches it and unmakes it: the first move with the
+    /// full window, the others with a null window (late quiet ones reduced),
+    /// searched again when they beat alpha. Checks are extended.
+    fn search_move(&mut self, n: &NodeInfo, mv: &MoveInfo, legal: usize, mut extension: i32, alpha: i32) -> i32 {
+        let (ply, m, beta) = (n.ply, mv.m, n.beta);
+        let us = self.pos.side_to_move();
+        self.make(ply, m, mv.mover);
+        let same_side = self.pos.side_to_move() == us;
+        let gives_check = !self.pos.in_setup() && self.pos.in_check();
+        if extension == 0 && gives_check && (ply as i32) < 2 * self.root_depth {
+            extension = 1;
+        }
+        if extension < 2 {
+            self.frame_mut(ply + 1).double_extensions = self.frame(ply).double_extensions;
+        }
+        let new_depth = n.depth - 1 + extension;
+        let mut score;
+        if legal == 1 {
+            score = self.child(new_depth, ply + 1, alpha, beta, same_side, !n.pv_node && !n.cut_node);
+        } else {
+            let reduction = self.reduction(n, mv, legal, gives_check, new_depth);
+            score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
+            if score > alpha && reduction > 0 {
+                score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
+            }
+            if score > alpha && score < beta {
+                score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
             }
         }
+        self.pos.unmake(m);
+        score
+    }
+
+    /// Late-move reduction of a late quiet move: the table's, one more when
+    /// not improving or at an expected cut node, less at PV nodes, for
+    /// killers, checks and a good history.
+    #[inline]
+    fn reduction(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, gives_check: bool, new_depth: i32) -> i32 {
+        let p = &self.params;
+        if !(n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && mv.quiet) {
+            return 0;
+        }
+        let mut reduction = mv.base_reduction;
+        reduction += i32::from(!n.improving) + i32::from(n.cut_node);
+        reduction -= i32::from(n.pv_node) + i32::from(mv.is_killer) + i32::from(gives_check);
+        reduction -= mv.history / p.lmr_history_divisor;
+        reduction.clamp(0, new_depth - 1)
+    }
+
+    /// After the move loop: mate or stalemate when no move was legal, the
+    /// histories taught by a fail high, and the table entry.
+    fn finish_node(&mut self, n: &NodeInfo, node: &NodeBest, legal: usize, tried: &Tried) -> i32 {
         if legal == 0 {
-            if excluded.is_some() {
-                return alpha;
+            if n.excluded.is_some() {
+                return node.original_alpha;
             }
-            return if in_check { -MATE + ply as i32 } else { DRAW };
+            return if n.in_check { -MATE + n.ply as i32 } else { DRAW };
         }
-        if let (true, Some(m)) = (node.score >= beta, node.mv) {
-            let mover = self.mover(m);
-            match self.pos.victim_square(m).map(|v| self.pos.cell(v).kind()) {
-                Some(victim) => self.reward_captures(Some((m, mover, victim)), &captures_tried, depth),
-                None if m.kind() != MoveKind::Promotion => {
-                    self.reward_quiet(ply, (m, mover), &quiets_tried, depth);
-                    self.reward_captures(None, &captures_tried, depth);
-                }
-                None => {}
-            }
+        if let (true, Some(m)) = (node.score >= n.beta, node.mv) {
+            self.reward_cutoff(n, m, tried);
         }
-        if excluded.is_none() {
-            let bound = node.bound(beta);
-            self.tt.store(hash, node.mv, to_tt(node.score, ply), static_eval, depth, bound);
+        if n.excluded.is_none() {
+            let bound = node.bound(n.beta);
+            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.static_eval, n.depth, bound);
         }
         node.score
+    }
+
+    /// Rewards the move that failed high in the histories and punishes the
+    /// moves of its kind (quiet or capture) tried before it.
+    fn reward_cutoff(&mut self, n: &NodeInfo, m: Move, tried: &Tried) {
+        let mover = self.mover(m);
+        match self.pos.victim_square(m).map(|v| self.pos.cell(v).kind()) {
+            Some(victim) => self.reward_captures(Some((m, mover, victim)), &tried.captures, n.depth),
+            None if m.kind() != MoveKind::Promotion => {
+                self.reward_quiet(n.ply, (m, mover), &tried.quiets, n.depth);
+                self.reward_captures(None, &tried.captures, n.depth);
+            }
+            None => {}
+        }
     }
 
     /// Searches the root moves `root[first..]` with the window (alpha, beta).
@@ -1204,6 +1430,43 @@ impl<'a> Search<'a> {
         if self.helper.is_none() {
             self.tt.new_search();
         }
+        let mut root = self.root_moves();
+        if root.is_empty() {
+            return self.no_move_result();
+        }
+        let max_depth = self.limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
+        let multipv = self.limits.multipv.clamp(1, root.len());
+        let mut progress =
+            Deepening { completed: 0, reached: 1, last_best: root[0].mv, stable_iterations: 0, reported: None };
+        for depth in 1..=max_depth {
+            if self.helper.is_some_and(|h| helpers::skips_depth(h, depth)) {
+                continue;
+            }
+            self.root_depth = depth;
+            self.node_cap = node_cap_at(self.limits, depth);
+            progress.reached = depth;
+            for r in root.iter_mut() {
+                r.previous = r.score;
+            }
+            self.iteration(&mut root, depth, multipv, &mut progress, on_event);
+            if self.stopped {
+                if depth == 1 {
+                    progress.completed = 1;
+                }
+                break;
+            }
+            progress.completed = depth;
+            if self.last_iteration(&root, depth, &mut progress) {
+                break;
+            }
+        }
+        self.share_nodes();
+        self.result(&root, &progress, on_event)
+    }
+
+    /// The legal root moves (those of `searchmoves` when given), ordered by
+    /// the static ordering; from then on each iteration orders them by score.
+    fn root_moves(&mut self) -> Vec<RootMove> {
         let mut list = MoveList::new();
         self.pos.generate_legal(&mut list);
         let mut root: Vec<RootMove> = list
@@ -1212,117 +1475,149 @@ impl<'a> Search<'a> {
             .map(|&mv| RootMove { mv, score: -INFINITE, previous: -INFINITE, seldepth: 0, nodes: 0, pv: vec![mv] })
             .collect();
         if root.is_empty() {
-            let in_check = !self.pos.in_setup() && self.pos.in_check();
-            let score = if in_check { Score::Mate(0) } else { Score::Cp(0) };
-            return SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0, time_ms: 0 };
+            return root;
         }
-        // Order the root once by the static ordering; afterwards by score.
         let tt_move = self.tt.probe(self.pos.hash()).and_then(|h| h.mv);
         root.sort_by_cached_key(|r| std::cmp::Reverse(self.score_move(r.mv, tt_move, 0)));
-        let max_depth = self.limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
-        let multipv = self.limits.multipv.clamp(1, root.len());
-        let mut completed = 0;
-        let mut last_best = root[0].mv;
-        let mut stable_iterations = 0;
-        // The head of the last first line reported, and the iteration reached.
-        let mut reported = None;
-        let mut reached = 1;
-        for depth in 1..=max_depth {
-            if self.helper.is_some_and(|h| helpers::skips_depth(h, depth)) {
-                continue;
-            }
-            self.root_depth = depth;
-            self.node_cap = node_cap_at(self.limits, depth);
-            reached = depth;
-            for r in root.iter_mut() {
-                r.previous = r.score;
-            }
-            for pv_index in 0..multipv {
-                let previous = root[pv_index].previous;
-                let mut delta = 20;
-                let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
-                    ((previous - delta).max(-INFINITE), (previous + delta).min(INFINITE))
-                } else {
-                    (-INFINITE, INFINITE)
-                };
-                loop {
-                    let score = self.search_root(&mut root, pv_index, depth, alpha, beta, on_event);
-                    // Stable: moves that failed low keep their previous order.
-                    root[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
-                    if self.stopped {
-                        break;
-                    }
-                    if score <= alpha {
-                        beta = (alpha + beta) / 2;
-                        alpha = (score - delta).max(-INFINITE);
-                    } else if score >= beta {
-                        beta = (score + delta).min(INFINITE);
-                    } else {
-                        break;
-                    }
-                    delta += delta;
-                    if delta > 1000 {
-                        alpha = -INFINITE;
-                        beta = INFINITE;
-                    }
-                }
-                if self.stopped && depth > 1 {
-                    break;
-                }
-                if self.helper.is_none() {
-                    let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
-                    if pv_index == 0 {
-                        reported = Some(root[0].mv);
-                    }
-                    on_event(SearchEvent::Pv(info));
-                }
-            }
-            if self.stopped {
-                if depth == 1 {
-                    completed = 1;
-                }
+        root
+    }
+
+    /// The outcome when there is no move to search: mated, or stalemated.
+    fn no_move_result(&self) -> SearchResult {
+        let in_check = !self.pos.in_setup() && self.pos.in_check();
+        let score = if in_check { Score::Mate(0) } else { Score::Cp(0) };
+        SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0, time_ms: 0 }
+    }
+
+    /// One iteration: each of the `multipv` lines in turn, searched and
+    /// (by the main search) reported.
+    fn iteration(
+        &mut self,
+        root: &mut [RootMove],
+        depth: i32,
+        multipv: usize,
+        progress: &mut Deepening,
+        on_event: &mut dyn FnMut(SearchEvent),
+    ) {
+        for pv_index in 0..multipv {
+            self.aspiration_search(root, pv_index, depth, on_event);
+            if self.stopped && depth > 1 {
                 break;
             }
-            completed = depth;
-            if let Some(n) = self.limits.mate {
-                if root[0].score > MATE - 2 * n.min(MAX_PLY as u32) as i32 {
-                    break;
+            if self.helper.is_none() {
+                let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
+                if pv_index == 0 {
+                    progress.reported = Some(root[0].mv);
                 }
-            }
-            if root[0].mv == last_best {
-                stable_iterations += 1;
-            } else {
-                stable_iterations = 0;
-                last_best = root[0].mv;
-            }
-            if self.time_is_limited() {
-                if let Some(soft) = self.soft {
-                    // The next iteration would take longer than what is left
-                    // of the soft limit, scaled by how settled the best move is.
-                    let permille = root[0].nodes * 1000 / self.nodes.max(1);
-                    let scale = if depth >= 6 { soft_scale_percent(stable_iterations, permille) } else { 100 };
-                    let budget = soft.as_millis() * scale as u128 / 100;
-                    if self.elapsed().as_millis() >= budget * 6 / 10 {
-                        break;
-                    }
-                }
-                if root.len() == 1 && (self.soft.is_some() || self.limits.nodes.is_some()) && depth >= 4 {
-                    break;
-                }
-            }
-            if self.total_nodes() >= node_cap_at(self.limits, depth + 1) {
-                break;
+                on_event(SearchEvent::Pv(info));
             }
         }
-        self.share_nodes();
-        // A stop inside an iteration can leave a new best move that no line
-        // showed yet: GUIs show the last line as the move played, so report it.
-        if self.helper.is_none() && reported != Some(root[0].mv) {
-            on_event(SearchEvent::Pv(self.pv_info(&root[0], 1, reached)));
+    }
+
+    /// Searches line `pv_index` in a window around its previous score,
+    /// widened on each failure until the score falls inside.
+    fn aspiration_search(
+        &mut self,
+        root: &mut [RootMove],
+        pv_index: usize,
+        depth: i32,
+        on_event: &mut dyn FnMut(SearchEvent),
+    ) {
+        let previous = root[pv_index].previous;
+        let mut delta = self.params.aspiration_delta;
+        let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth && previous.abs() < MATE_BOUND {
+            ((previous - delta).max(-INFINITE), (previous + delta).min(INFINITE))
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let score = self.search_root(root, pv_index, depth, alpha, beta, on_event);
+            // Stable: moves that failed low keep their previous order.
+            root[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
+            if self.stopped {
+                break;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITE);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITE);
+            } else {
+                break;
+            }
+            delta += delta;
+            if delta > self.params.aspiration_max_delta {
+                alpha = -INFINITE;
+                beta = INFINITE;
+            }
+        }
+    }
+
+    /// True when no iteration follows the finished one: the mate asked for
+    /// is found, the clock says so, or the next one's node budget is spent.
+    fn last_iteration(&self, root: &[RootMove], depth: i32, progress: &mut Deepening) -> bool {
+        if let Some(n) = self.limits.mate {
+            if root[0].score > MATE - 2 * n.min(MAX_PLY as u32) as i32 {
+                return true;
+            }
+        }
+        if root[0].mv == progress.last_best {
+            progress.stable_iterations += 1;
+        } else {
+            progress.stable_iterations = 0;
+            progress.last_best = root[0].mv;
+        }
+        if self.time_is_limited() && self.out_of_time(root, depth, progress.stable_iterations) {
+            return true;
+        }
+        self.total_nodes() >= node_cap_at(self.limits, depth + 1)
+    }
+
+    /// True when the clock leaves no room for another iteration, or there is
+    /// only one move to play.
+    fn out_of_time(&self, root: &[RootMove], depth: i32, stable_iterations: u32) -> bool {
+        if let Some(soft) = self.soft {
+            // The next iteration would take longer than what is left
+            // of the soft limit, scaled by how settled the best move is.
+            let permille = root[0].nodes * 1000 / self.nodes.max(1);
+            let scale = if depth >= 6 { soft_scale_percent(stable_iterations, permille) } else { 100 };
+            let budget = soft.as_millis() * scale as u128 / 100;
+            if self.elapsed().as_millis() >= budget * 6 / 10 {
+                return true;
+            }
+        }
+        root.len() == 1 && (self.soft.is_some() || self.limits.nodes.is_some()) && depth >= 4
+    }
+
+    /// The outcome of the search. A stop inside an iteration can leave a new
+    /// best move that no line showed yet: GUIs show the last line as the
+    /// move played, so it is reported first.
+    fn result(
+        &mut self,
+        root: &[RootMove],
+        progress: &Deepening,
+        on_event: &mut dyn FnMut(SearchEvent),
+    ) -> SearchResult {
+        if self.helper.is_none() && progress.reported != Some(root[0].mv) {
+            on_event(SearchEvent::Pv(self.pv_info(&root[0], 1, progress.reached)));
         }
         let best = &root[0];
-        let ponder = best.pv.get(1).copied().or_else(|| {
-            // Ask the table for the reply when the line is one move long.
+        let ponder = self.ponder_move(best);
+        let score = best.display_score();
+        SearchResult {
+            best: Some(best.mv),
+            ponder,
+            score: Score::from_internal(score),
+            depth: progress.completed as u32,
+            nodes: self.total_nodes(),
+            time_ms: self.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// The expected reply: the line's second move, else (a line one move
+    /// long) the table's move after the best one, when legal.
+    fn ponder_move(&mut self, best: &RootMove) -> Option<Move> {
+        best.pv.get(1).copied().or_else(|| {
             let mv = best.mv;
             self.pos.make(mv);
             let reply = self.tt.probe(self.pos.hash()).and_then(|h| h.mv);
@@ -1330,16 +1625,7 @@ impl<'a> Search<'a> {
             self.pos.generate_legal(&mut replies);
             self.pos.unmake(mv);
             reply.filter(|r| replies.contains(r))
-        });
-        let score = best.display_score();
-        SearchResult {
-            best: Some(best.mv),
-            ponder,
-            score: Score::from_internal(score),
-            depth: completed as u32,
-            nodes: self.total_nodes(),
-            time_ms: self.elapsed().as_millis() as u64,
-        }
+        })
     }
 
     /// Nodes this thread searched so far.

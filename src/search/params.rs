@@ -1,0 +1,176 @@
+//! The search's pruning, reduction and extension margins, named in one place
+//! so that they can be read, logged and tuned.
+//!
+//! Depths are in plies and scores in centipawns. [`SearchParams::default`]
+//! holds the values the engine plays with; `Bench` counts nodes with them.
+//! The struct is plain integers: the search copies it once and reads it per
+//! node without allocating.
+
+/// Every margin the search prunes, reduces and extends by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Reverse futility: deepest remaining depth at which it applies.
+    pub rfp_max_depth: i32,
+    /// Reverse futility: margin above beta per ply of depth.
+    pub rfp_margin: i32,
+    /// Null move: shallowest depth at which it is tried.
+    pub nmp_min_depth: i32,
+    /// Null move: the static evaluation must reach beta less this per ply of depth...
+    pub nmp_eval_per_depth: i32,
+    /// ...plus this.
+    pub nmp_eval_base: i32,
+    /// Null move: the reduction's fixed part.
+    pub nmp_reduction: i32,
+    /// Null move: one more ply of reduction per this many plies of depth.
+    pub nmp_depth_divisor: i32,
+    /// Null move: one more ply of reduction per this much evaluation above beta...
+    pub nmp_eval_divisor: i32,
+    /// ...up to this many plies.
+    pub nmp_eval_max: i32,
+    /// Null move: from this depth on a cutoff is verified by a reduced search.
+    pub nmp_verify_depth: i32,
+    /// Internal iterative reduction: shallowest depth at which a node without
+    /// a table move is searched one ply less.
+    pub iir_min_depth: i32,
+    /// Late-move pruning: the rest of the quiet moves are pruned after
+    /// `(this + depth^2) / 2` of them, or `this + depth^2` when improving.
+    pub lmp_base: i32,
+    /// Futility: deepest reduced depth at which a quiet move is pruned.
+    pub futility_max_depth: i32,
+    /// Futility: margin above the static evaluation...
+    pub futility_base: i32,
+    /// ...plus this per ply of reduced depth.
+    pub futility_per_depth: i32,
+    /// History pruning: deepest reduced depth at which it applies.
+    pub history_max_depth: i32,
+    /// History pruning: a quiet move whose history is below minus this per
+    /// ply of depth is pruned.
+    pub history_margin: i32,
+    /// Exchange pruning: deepest depth at which it applies.
+    pub see_max_depth: i32,
+    /// Exchange pruning: a quiet move may lose this times depth squared.
+    pub see_quiet_margin: i32,
+    /// Exchange pruning: a capture may lose this times depth.
+    pub see_capture_margin: i32,
+    /// Singular extension: shallowest depth at which the table move is tested.
+    pub singular_min_depth: i32,
+    /// Singular extension: the table entry may be this many plies shallower.
+    pub singular_tt_depth_margin: i32,
+    /// Singular extension: the test's beta is the table score less this per ply of depth.
+    pub singular_beta_per_depth: i32,
+    /// Singular extension: failing the test by this much extends two plies.
+    pub double_extension_margin: i32,
+    /// Double extensions allowed on one path from the root.
+    pub max_double_extensions: u8,
+    /// Late-move reductions: shallowest depth at which moves are reduced.
+    pub lmr_min_depth: i32,
+    /// Late-move reductions: moves tried before reductions start.
+    pub lmr_min_moves: usize,
+    /// Late-move reductions: one ply less reduction per this much history.
+    pub lmr_history_divisor: i32,
+    /// Late-move reduction table: `base + ln(depth) * ln(moves) / divisor`,
+    /// base in hundredths.
+    pub lmr_base_percent: u32,
+    /// Late-move reduction table: the divisor, in hundredths.
+    pub lmr_divisor_percent: u32,
+    /// Aspiration windows: shallowest iteration searched with a window.
+    pub aspiration_min_depth: i32,
+    /// Aspiration windows: the first half-width, doubled on every failure.
+    pub aspiration_delta: i32,
+    /// Aspiration windows: past this half-width the window opens fully.
+    pub aspiration_max_delta: i32,
+    /// Quiescence delta pruning: a capture must lift the evaluation to
+    /// alpha with this to spare.
+    pub qs_delta_margin: i32,
+    /// Quiescence plies in which evasions of check are searched.
+    pub qs_evasion_depth: u32,
+    /// Quiescence plies after which the static evaluation is final: a hard
+    /// bound for positions where dozens of men attack each other.
+    pub qs_max_depth: u32,
+    /// Captures searched per quiescence node before only recaptures remain.
+    pub qs_move_limit: u32,
+    /// Quiescence plies after which only one recapture on the last move's
+    /// square is searched.
+    pub qs_recapture_depth: u32,
+}
+
+/// The values the engine plays with.
+pub const DEFAULT_PARAMS: SearchParams = SearchParams {
+    rfp_max_depth: 8,
+    rfp_margin: 80,
+    nmp_min_depth: 3,
+    nmp_eval_per_depth: 20,
+    nmp_eval_base: 160,
+    nmp_reduction: 3,
+    nmp_depth_divisor: 3,
+    nmp_eval_divisor: 200,
+    nmp_eval_max: 3,
+    nmp_verify_depth: 12,
+    iir_min_depth: 4,
+    lmp_base: 3,
+    futility_max_depth: 7,
+    futility_base: 100,
+    futility_per_depth: 100,
+    history_max_depth: 3,
+    history_margin: 3000,
+    see_max_depth: 6,
+    see_quiet_margin: 60,
+    see_capture_margin: 120,
+    singular_min_depth: 7,
+    singular_tt_depth_margin: 3,
+    singular_beta_per_depth: 2,
+    double_extension_margin: 24,
+    max_double_extensions: 6,
+    lmr_min_depth: 3,
+    lmr_min_moves: 3,
+    lmr_history_divisor: 8192,
+    lmr_base_percent: 75,
+    lmr_divisor_percent: 225,
+    aspiration_min_depth: 5,
+    aspiration_delta: 20,
+    aspiration_max_delta: 1000,
+    qs_delta_margin: 200,
+    qs_evasion_depth: 2,
+    qs_max_depth: 24,
+    qs_move_limit: 3,
+    qs_recapture_depth: 6,
+};
+
+impl Default for SearchParams {
+    fn default() -> SearchParams {
+        DEFAULT_PARAMS
+    }
+}
+
+impl SearchParams {
+    /// The late-move reduction table, by depth and move number (both capped at 63).
+    pub fn lmr_table(&self) -> Box<[[u8; 64]; 64]> {
+        // Hundredths to f64 are exact for the defaults (0.75, 2.25).
+        let base = f64::from(self.lmr_base_percent) / 100.0;
+        let divisor = f64::from(self.lmr_divisor_percent) / 100.0;
+        let mut lmr = Box::new([[0u8; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (base + (d as f64).ln() * (m as f64).ln() / divisor) as u8;
+            }
+        }
+        lmr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reduction_table_is_the_one_of_the_literal_constants() {
+        let table = DEFAULT_PARAMS.lmr_table();
+        for d in 1..64 {
+            for m in 1..64 {
+                let literal = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as u8;
+                assert_eq!(table[d][m], literal, "depth {d} move {m}");
+            }
+        }
+        assert_eq!(table[0], [0; 64]);
+    }
+}

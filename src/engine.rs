@@ -23,11 +23,11 @@ use crate::options::{self, EngineOptions, OptionId, OptionKind, OptionValue};
 use crate::outcome::GameEnd;
 use crate::perft::{divide, MAX_PERFT_DEPTH};
 use crate::position::Position;
+use crate::registry::Registry;
 use crate::search::{Histories, Limits, PvInfo, Score, SearchControl, SearchEvent, SearchResult};
 use crate::skill::{Candidates, Skill};
 use crate::smp::search_with_helpers;
 use crate::tt::TranspositionTable;
-use crate::registry::Registry;
 use crate::variant::Variant;
 
 pub use crate::smp::SEARCH_STACK_BYTES;

@@ -1,15 +1,16 @@
 //! FEN in and out for every board size: multi-digit empty runs (`10`),
 //! holdings in brackets (`[Qp]`), X-FEN and Shredder-FEN castling, and the
-//! relocation field (7th) for positions inside a setup phase (uses position).
+//! relocation field (7th) for positions inside a setup phase. Reading is two
+//! steps: [`Setup::parse`] reads the text, [`Position::from_setup`] checks the rules.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use crate::capacity::move_bound;
 use crate::geometry::Square;
 use crate::moves::MAX_MOVES;
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
-use crate::capacity::move_bound;
 use crate::variant::Variant;
 
 /// Why a FEN was rejected. Messages quote the offending part.
@@ -172,6 +173,264 @@ fn lowest_rank(variant: &Variant, color: Color, kind: PieceKind) -> Option<u8> {
     }
 }
 
+/// A FEN read into its fields for a variant's board and letters, before any
+/// rule is checked (after shakmaty's `Setup`): [`Position::from_setup`]
+/// turns it into a position or says which rule it breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The men on the board.
+    pub men: Vec<(Square, Cell)>,
+    /// The holdings field as written (without brackets), if the FEN has one.
+    pub holdings: Option<String>,
+    /// The men in hand, as the holdings field lists them.
+    pub hand: Vec<(Color, PieceKind)>,
+    /// The side to move.
+    pub side: Color,
+    /// The castling field (`-`, `KQkq`, or Shredder-FEN files).
+    pub castling: String,
+    /// The en-passant square, if the field names one.
+    pub en_passant: Option<Square>,
+    /// Plies since the last capture or pawn move.
+    pub halfmove: u16,
+    /// The move number.
+    pub fullmove: u16,
+    /// The setup (7th) field: which sides still choose (bit 0 White, bit 1
+    /// Black) and the field as written; None when the FEN has no 7th field.
+    pub setup_pending: Option<(u8, String)>,
+}
+
+impl Setup {
+    /// Reads the fields of `fen` for `variant`'s board and letters; missing
+    /// fields take their defaults (White to move, no rights, clocks 0 and 1).
+    pub fn parse(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let Some(&board_field) = fields.first() else { return Err(FenError::Empty) };
+        if fields.len() > 7 {
+            return Err(FenError::TrailingText(fields[7..].join(" ")));
+        }
+        let (rows, holdings) = split_holdings(board_field)?;
+        let men = parse_board(variant, rows)?;
+        let hand = match holdings {
+            Some(h) => parse_holdings(variant, h)?,
+            None => Vec::new(),
+        };
+        let side = match fields.get(1).copied().unwrap_or("w") {
+            "w" | "W" => Color::White,
+            "b" | "B" => Color::Black,
+            other => return Err(FenError::BadSide(other.to_string())),
+        };
+        let castling = fields.get(2).copied().unwrap_or("-").to_string();
+        let counter = |i: usize, default: u16| -> Result<u16, FenError> {
+            match fields.get(i) {
+                None => Ok(default),
+                Some(t) => t.parse::<u16>().map_err(|_| FenError::BadCounter(t.to_string())),
+            }
+        };
+        let (halfmove, fullmove) = (counter(4, 0)?, counter(5, 1)?.max(1));
+        let setup_pending = fields.get(6).map(|f| parse_setup_field(f)).transpose()?;
+        let ep_text = fields.get(3).copied().unwrap_or("-");
+        let en_passant = match ep_text {
+            "-" => None,
+            text => Some(variant.shape.parse_square(text).ok_or_else(|| FenError::BadEnPassant(text.to_string()))?),
+        };
+        Ok(Setup {
+            men,
+            holdings: holdings.map(str::to_string),
+            hand,
+            side,
+            castling,
+            en_passant,
+            halfmove,
+            fullmove,
+            setup_pending,
+        })
+    }
+}
+
+/// The board part and the holdings (inside `[...]`) of the first field.
+fn split_holdings(board_field: &str) -> Result<(&str, Option<&str>), FenError> {
+    let Some(i) = board_field.find('[') else { return Ok((board_field, None)) };
+    let rest = &board_field[i + 1..];
+    let Some(rest) = rest.strip_suffix(']') else {
+        return Err(FenError::BadHoldings(board_field[i..].to_string()));
+    };
+    Ok((&board_field[..i], Some(rest)))
+}
+
+/// The men of the board part: ranks from the top, multi-digit empty runs,
+/// `~` (a crazyhouse promotion marker) ignored.
+fn parse_board(variant: &Variant, rows_text: &str) -> Result<Vec<(Square, Cell)>, FenError> {
+    let shape = variant.shape;
+    let rows: Vec<&str> = rows_text.split('/').collect();
+    if rows.len() != shape.ranks as usize {
+        return Err(FenError::RankCount { found: rows.len(), expected: shape.ranks, variant: variant.name.clone() });
+    }
+    let mut men = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let rank = shape.ranks as usize - 1 - i;
+        let mut file = 0usize;
+        let mut chars = row.chars().peekable();
+        while let Some(c) = chars.next() {
+            if let Some(d) = c.to_digit(10) {
+                let mut n = d as usize;
+                while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
+                    n = n * 10 + d2 as usize;
+                    chars.next();
+                    if n > 100 {
+                        break;
+                    }
+                }
+                if n == 0 {
+                    return Err(FenError::BadCharacter('0'));
+                }
+                file += n;
+            } else if c == '~' {
+                // Promoted marker (crazyhouse FENs); promoted men do not revert here.
+            } else if c.is_ascii_alphabetic() {
+                let kind = variant.kind_of_letter(c).ok_or(FenError::UnknownPiece(c))?;
+                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+                if file < shape.files as usize {
+                    men.push((Square::from_coords(file as u8, rank as u8), Cell::piece(color, kind)));
+                }
+                file += 1;
+            } else {
+                return Err(FenError::BadCharacter(c));
+            }
+            if file > shape.files as usize {
+                break;
+            }
+        }
+        if file != shape.files as usize {
+            return Err(FenError::RankWidth { rank: rank + 1, found: file, expected: shape.files });
+        }
+    }
+    Ok(men)
+}
+
+/// The men of a holdings field (`-` or letters).
+fn parse_holdings(variant: &Variant, h: &str) -> Result<Vec<(Color, PieceKind)>, FenError> {
+    h.chars()
+        .filter(|&c| c != '-')
+        .map(|c| {
+            let kind = variant.kind_of_letter(c).ok_or_else(|| FenError::BadHoldings(h.to_string()))?;
+            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+            Ok((color, kind))
+        })
+        .collect()
+}
+
+/// The setup field: `-`, or `S` (White still chooses) and `s` (Black), once each.
+fn parse_setup_field(field: &str) -> Result<(u8, String), FenError> {
+    let mut pending = 0u8;
+    if field != "-" {
+        for c in field.chars() {
+            match c {
+                'S' if pending & 1 == 0 => pending |= 1,
+                's' if pending & 2 == 0 => pending |= 2,
+                _ => return Err(FenError::BadSetup(field.to_string())),
+            }
+        }
+    }
+    Ok((pending, field.to_string()))
+}
+
+/// Exactly one royal man a side, where the variant has a royal kind.
+fn check_royal_count(pos: &Position) -> Result<(), FenError> {
+    let variant = pos.variant();
+    let Some(royal) = variant.royal else { return Ok(()) };
+    for color in Color::ALL {
+        let count = pos.board_squares.iter().filter(|s| pos.board[s.index()] == Cell::piece(color, royal)).count();
+        if count != 1 {
+            return Err(FenError::RoyalCount {
+                color: color.name(),
+                piece: variant.pieces[royal.index()].name.clone(),
+                count,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Puts the men in hand: only where the variant has hands, never a royal
+/// man, at most 64 of a kind.
+fn place_holdings(pos: &mut Position, setup: &Setup) -> Result<(), FenError> {
+    let Some(h) = setup.holdings.as_deref() else { return Ok(()) };
+    let variant = Arc::clone(pos.variant());
+    if !variant.hands && !h.is_empty() && h != "-" {
+        return Err(FenError::BadHoldings(h.to_string()));
+    }
+    for &(color, kind) in &setup.hand {
+        if Some(kind) == variant.royal {
+            return Err(FenError::BadHoldings(h.to_string()));
+        }
+        let count = &mut pos.hands[color][kind.index()];
+        if *count >= 64 {
+            return Err(FenError::BadHoldings(h.to_string()));
+        }
+        *count += 1;
+    }
+    Ok(())
+}
+
+/// The castling rights of the field (X-FEN `KQkq` or Shredder-FEN files):
+/// rights without a rook, or with the king off its home rank, are dropped,
+/// as GUIs expect.
+fn place_castling_rights(pos: &mut Position, castling: &str) -> Result<(), FenError> {
+    if castling == "-" {
+        return Ok(());
+    }
+    let variant = Arc::clone(pos.variant());
+    let Some(rule) = variant.castling.as_ref() else {
+        return Err(FenError::BadCastling(castling.to_string()));
+    };
+    let files = variant.shape.files;
+    for c in castling.chars() {
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let king = pos.kings[color];
+        if king == NO_SQUARE {
+            continue;
+        }
+        let rook_cell = Cell::piece(color, rule.rook);
+        let on_rank = |f: u8| Square::from_coords(f, king.rank());
+        let rook = match c.to_ascii_lowercase() {
+            'k' => (king.file() + 1..files).rev().map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
+            'q' => (0..king.file()).map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
+            f @ 'a'..='j' if (f as u8 - b'a') < files => {
+                Some(on_rank(f as u8 - b'a')).filter(|s| pos.board[s.index()] == rook_cell)
+            }
+            _ => return Err(FenError::BadCastling(castling.to_string())),
+        };
+        let home = variant.absolute_rank(color, 1);
+        if let Some(rook) = rook.filter(|_| king.rank() == home) {
+            let side = usize::from(rook.file() > king.file());
+            pos.castle_rooks[color][side] = rook;
+            pos.st.castling |= 1 << (2 * color.index() + side);
+        }
+    }
+    Ok(())
+}
+
+/// A setup field only in a variant with a setup phase, and naming a side
+/// that may choose now: the side to move (or both, when the first chooser is to move).
+fn check_setup_field(pos: &Position, pending: u8, field: &str) -> Result<(), FenError> {
+    let variant = pos.variant();
+    if pending != 0 && variant.setup.is_none() {
+        return Err(FenError::BadSetup(field.to_string()));
+    }
+    if let Some(rule) = variant.setup.as_ref() {
+        let ok = match pending {
+            0 => true,
+            3 => pos.side == rule.first,
+            1 => pos.side == Color::White,
+            _ => pos.side == Color::Black,
+        };
+        if !ok {
+            return Err(FenError::BadSetup(format!("{field} with {} to move", pos.side.name())));
+        }
+    }
+    Ok(())
+}
+
 impl Position {
     /// The variant's start position.
     pub fn startpos(variant: Arc<Variant>) -> Result<Position, FenError> {
@@ -179,7 +438,8 @@ impl Position {
         Position::from_fen(variant, &fen)
     }
 
-    /// Parses a FEN for `variant`.
+    /// Parses a FEN for `variant`: [`Setup::parse`] reads its fields, then
+    /// [`Position::from_setup`] checks them against the rules.
     ///
     /// ```
     /// use menagerie::registry::Registry;
@@ -190,196 +450,40 @@ impl Position {
     /// assert_eq!(pos.to_fen(), "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1");
     /// ```
     pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
-        let fields: Vec<&str> = fen.split_whitespace().collect();
-        let Some(&board_field) = fields.first() else { return Err(FenError::Empty) };
-        if fields.len() > 7 {
-            return Err(FenError::TrailingText(fields[7..].join(" ")));
-        }
-        let mut pos = Position::empty(Arc::clone(&variant));
-        let shape = variant.shape;
+        let setup = Setup::parse(&variant, fen)?;
+        Position::from_setup(variant, &setup)
+    }
 
-        // Board and holdings.
-        let (rows_text, holdings) = match board_field.find('[') {
-            Some(i) => {
-                let rest = &board_field[i + 1..];
-                let Some(rest) = rest.strip_suffix(']') else {
-                    return Err(FenError::BadHoldings(board_field[i..].to_string()));
-                };
-                (&board_field[..i], Some(rest))
-            }
-            None => (board_field, None),
-        };
-        let rows: Vec<&str> = rows_text.split('/').collect();
-        if rows.len() != shape.ranks as usize {
-            return Err(FenError::RankCount {
-                found: rows.len(),
-                expected: shape.ranks,
-                variant: variant.name.clone(),
-            });
-        }
-        for (i, row) in rows.iter().enumerate() {
-            let rank = shape.ranks as usize - 1 - i;
-            let mut file = 0usize;
-            let mut chars = row.chars().peekable();
-            while let Some(c) = chars.next() {
-                if let Some(d) = c.to_digit(10) {
-                    let mut n = d as usize;
-                    while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
-                        n = n * 10 + d2 as usize;
-                        chars.next();
-                        if n > 100 {
-                            break;
-                        }
-                    }
-                    if n == 0 {
-                        return Err(FenError::BadCharacter('0'));
-                    }
-                    file += n;
-                } else if c == '~' {
-                    // Promoted marker (crazyhouse FENs); promoted men do not revert here.
-                } else if c.is_ascii_alphabetic() {
-                    let kind = variant.kind_of_letter(c).ok_or(FenError::UnknownPiece(c))?;
-                    let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-                    if file < shape.files as usize {
-                        let sq = Square::from_coords(file as u8, rank as u8);
-                        pos.board[sq.index()] = Cell::piece(color, kind);
-                        if Some(kind) == variant.royal {
-                            pos.kings[color] = sq;
-                        }
-                    }
-                    file += 1;
-                } else {
-                    return Err(FenError::BadCharacter(c));
-                }
-                if file > shape.files as usize {
-                    break;
-                }
-            }
-            if file != shape.files as usize {
-                return Err(FenError::RankWidth { rank: rank + 1, found: file, expected: shape.files });
+    /// The position `setup` describes, once it is legal in `variant`: one
+    /// royal man a side, no man on a rank it cannot stand on, holdings only
+    /// where the variant has hands, castling rights for rooks that are there,
+    /// a setup field that fits the side to move, the side not to move not in
+    /// check, and no more moves than a move list holds.
+    pub fn from_setup(variant: Arc<Variant>, setup: &Setup) -> Result<Position, FenError> {
+        let mut pos = Position::empty(Arc::clone(&variant));
+        for &(sq, cell) in &setup.men {
+            pos.board[sq.index()] = cell;
+            if Some(cell.kind()) == variant.royal {
+                pos.kings[cell.color()] = sq;
             }
         }
         check_men_that_promote(&pos)?;
-        if let Some(royal) = variant.royal {
-            for color in Color::ALL {
-                let count =
-                    pos.board_squares.iter().filter(|s| pos.board[s.index()] == Cell::piece(color, royal)).count();
-                if count != 1 {
-                    return Err(FenError::RoyalCount {
-                        color: color.name(),
-                        piece: variant.pieces[royal.index()].name.clone(),
-                        count,
-                    });
-                }
-            }
+        check_royal_count(&pos)?;
+        place_holdings(&mut pos, setup)?;
+        pos.side = setup.side;
+        place_castling_rights(&mut pos, &setup.castling)?;
+        pos.st.halfmove = setup.halfmove;
+        pos.st.fullmove = setup.fullmove;
+        if let Some((pending, field)) = &setup.setup_pending {
+            check_setup_field(&pos, *pending, field)?;
+            pos.st.setup_pending = *pending;
         }
-        if let Some(h) = holdings {
-            if !variant.hands && !h.is_empty() && h != "-" {
-                return Err(FenError::BadHoldings(h.to_string()));
-            }
-            for c in h.chars().filter(|&c| c != '-') {
-                let kind = variant.kind_of_letter(c).ok_or_else(|| FenError::BadHoldings(h.to_string()))?;
-                if Some(kind) == variant.royal {
-                    return Err(FenError::BadHoldings(h.to_string()));
-                }
-                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-                let count = &mut pos.hands[color][kind.index()];
-                if *count >= 64 {
-                    return Err(FenError::BadHoldings(h.to_string()));
-                }
-                *count += 1;
-            }
-        }
-
-        // Side to move.
-        pos.side = match fields.get(1).copied().unwrap_or("w") {
-            "w" | "W" => Color::White,
-            "b" | "B" => Color::Black,
-            other => return Err(FenError::BadSide(other.to_string())),
-        };
-
-        // Castling.
-        let castling = fields.get(2).copied().unwrap_or("-");
-        if castling != "-" {
-            let Some(rule) = variant.castling.as_ref() else {
-                return Err(FenError::BadCastling(castling.to_string()));
-            };
-            for c in castling.chars() {
-                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-                let king = pos.kings[color];
-                if king == NO_SQUARE {
-                    continue;
-                }
-                let rook_cell = Cell::piece(color, rule.rook);
-                let on_rank = |f: u8| Square::from_coords(f, king.rank());
-                let rook = match c.to_ascii_lowercase() {
-                    'k' => {
-                        (king.file() + 1..shape.files).rev().map(on_rank).find(|s| pos.board[s.index()] == rook_cell)
-                    }
-                    'q' => (0..king.file()).map(on_rank).find(|s| pos.board[s.index()] == rook_cell),
-                    f @ 'a'..='j' if (f as u8 - b'a') < shape.files => {
-                        Some(on_rank(f as u8 - b'a')).filter(|s| pos.board[s.index()] == rook_cell)
-                    }
-                    _ => return Err(FenError::BadCastling(castling.to_string())),
-                };
-                // Rights without a rook (or a king off its home rank) are dropped, as GUIs expect.
-                let home = variant.absolute_rank(color, 1);
-                if let Some(rook) = rook.filter(|_| king.rank() == home) {
-                    let side = usize::from(rook.file() > king.file());
-                    pos.castle_rooks[color][side] = rook;
-                    pos.st.castling |= 1 << (2 * color.index() + side);
-                }
-            }
-        }
-
-        // Clocks.
-        let counter = |i: usize, default: u16| -> Result<u16, FenError> {
-            match fields.get(i) {
-                None => Ok(default),
-                Some(t) => t.parse::<u16>().map_err(|_| FenError::BadCounter(t.to_string())),
-            }
-        };
-        pos.st.halfmove = counter(4, 0)?;
-        pos.st.fullmove = counter(5, 1)?.max(1);
-
-        // Setup (relocation) field.
-        if let Some(field) = fields.get(6).copied() {
-            let mut pending = 0u8;
-            if field != "-" {
-                if variant.setup.is_none() {
-                    return Err(FenError::BadSetup(field.to_string()));
-                }
-                for c in field.chars() {
-                    match c {
-                        'S' if pending & 1 == 0 => pending |= 1,
-                        's' if pending & 2 == 0 => pending |= 2,
-                        _ => return Err(FenError::BadSetup(field.to_string())),
-                    }
-                }
-            }
-            if let Some(rule) = variant.setup.as_ref() {
-                let ok = match pending {
-                    0 => true,
-                    3 => pos.side == rule.first,
-                    1 => pos.side == Color::White,
-                    _ => pos.side == Color::Black,
-                };
-                if !ok {
-                    return Err(FenError::BadSetup(format!("{field} with {} to move", pos.side.name())));
-                }
-            }
-            pos.st.setup_pending = pending;
-        }
-
         if pos.king_attacked(!pos.side) && pos.st.setup_pending == 0 {
             return Err(FenError::OpponentInCheck);
         }
-
         // En passant: accepted after any double step, kept only if a capture is legal.
-        let ep_text = fields.get(3).copied().unwrap_or("-");
         pos.st.hash = pos.compute_hash();
-        if ep_text != "-" {
-            let ep = shape.parse_square(ep_text).ok_or_else(|| FenError::BadEnPassant(ep_text.to_string()))?;
+        if let Some(ep) = setup.en_passant {
             let victim = ep.offset((!pos.side).forward() as i16 * 16);
             let victim_cell = pos.board[victim.index()];
             if pos.board[ep.index()].is_empty()

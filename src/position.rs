@@ -261,7 +261,6 @@ impl Position {
     pub fn make(&mut self, m: Move) {
         self.history.push(self.st);
         let us = self.side;
-        let them = !us;
         let z_ep = self.variant.zobrist.ep_file;
         if self.st.ep != NO_SQUARE {
             self.st.hash ^= z_ep[self.st.ep.file() as usize];
@@ -270,12 +269,24 @@ impl Position {
         self.st.ep = NO_SQUARE;
         self.st.ep_victim = NO_SQUARE;
         self.st.captured = Cell::EMPTY;
-        let (from, to) = (m.from(), m.to());
-        let mut setup_move = false;
         self.st.mover = match m.kind() {
             MoveKind::Drop => Cell::piece(us, m.piece()),
-            _ => self.board[from.index()],
+            _ => self.board[m.from().index()],
         };
+        let (setup_move, ep_candidate) = self.move_men(m, us, prev_ep_victim);
+        self.pass_turn(us, setup_move);
+        if let Some((ep, victim)) = ep_candidate {
+            self.set_ep_if_capturable(ep, victim);
+        }
+    }
+
+    /// The board, hand, king, castling and move-rule part of [`Position::make`]:
+    /// returns whether it was a setup choice and, after a double step, the
+    /// passed square with the man that may be taken en passant.
+    #[inline(always)]
+    fn move_men(&mut self, m: Move, us: Color, prev_ep_victim: Square) -> (bool, Option<(Square, Square)>) {
+        let (from, to) = (m.from(), m.to());
+        let mut setup_move = false;
         let mut ep_candidate = None;
         match m.kind() {
             MoveKind::Normal | MoveKind::DoublePush | MoveKind::Promotion => {
@@ -343,6 +354,14 @@ impl Position {
             }
             MoveKind::Pass => setup_move = true,
         }
+        (setup_move, ep_candidate)
+    }
+
+    /// Hands the move to the other side (or, in the setup phase, to whoever
+    /// chooses next), with the move number and the hash.
+    #[inline(always)]
+    fn pass_turn(&mut self, us: Color, setup_move: bool) {
+        let them = !us;
         let z = &self.variant.zobrist;
         if setup_move {
             // Setup plies do not count; after the last choice White plays first.
@@ -360,9 +379,6 @@ impl Position {
             }
             self.side = them;
             self.st.hash ^= z.black_to_move;
-        }
-        if let Some((ep, victim)) = ep_candidate {
-            self.set_ep_if_capturable(ep, victim);
         }
     }
 

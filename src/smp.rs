@@ -127,7 +127,11 @@ mod tests {
         let registry = Registry::builtin();
         let variant = registry.get("chess").expect("chess ships");
         let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
-        let (tt, control, eval) = (TranspositionTable::new(16), SearchControl::default(), crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full));
+        let (tt, control, eval) = (
+            TranspositionTable::new(16),
+            SearchControl::default(),
+            crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full),
+        );
         let limits = Limits { infinite: true, multipv: 1, ..Limits::default() };
         let (tx, rx) = mpsc::channel();
         thread::scope(|scope| {

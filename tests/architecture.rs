@@ -329,7 +329,8 @@ fn submodule_cycles(files: &[(SourceFile, String)]) -> Vec<String> {
                     if next == start {
                         let mut names = path.clone();
                         names.push(next.clone());
-                        let at = seen_at.get(&(parent.clone(), node.clone(), next.clone())).cloned().unwrap_or_default();
+                        let at =
+                            seen_at.get(&(parent.clone(), node.clone(), next.clone())).cloned().unwrap_or_default();
                         let mut members = path.clone();
                         members.sort();
                         cycles.entry((parent.clone(), members)).or_insert_with(|| {
@@ -356,11 +357,8 @@ fn load(root: &Path) -> Vec<(SourceFile, String)> {
         let text = fs::read_to_string(root.join(&file.path)).unwrap_or_default();
         let (code, children) = without_tests(&code_only(&text));
         for child in children {
-            let mut module = if file.is_mod_rs {
-                file.module.clone()
-            } else {
-                file.module[..file.module.len() - 1].to_vec()
-            };
+            let mut module =
+                if file.is_mod_rs { file.module.clone() } else { file.module[..file.module.len() - 1].to_vec() };
             if !file.is_mod_rs {
                 module.push(file.module[file.module.len() - 1].clone());
             }
@@ -432,7 +430,11 @@ fn the_checker_reports_planted_violations() {
     let errors = layer_violations(&files, &height);
     assert_eq!(errors.len(), 2, "{errors:#?}");
     assert!(errors[0].starts_with("src/bottom.rs:1: `bottom` (layer 0) uses `top` (layer 2)"), "{}", errors[0]);
-    assert!(errors[1].starts_with("src/middle.rs:1: `middle` (layer 1) uses `peer` (layer 1): a peer"), "{}", errors[1]);
+    assert!(
+        errors[1].starts_with("src/middle.rs:1: `middle` (layer 1) uses `peer` (layer 1): a peer"),
+        "{}",
+        errors[1]
+    );
 
     let cycle = vec![
         file(&["front", "a"], "use super::b::X;\n"),

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::require_tool;
-use menagerie::moves::MoveList;
-use menagerie::position::Position;
 use menagerie::game::pgn::{read_pgn, PgnGame};
 use menagerie::game::san::parse_san;
+use menagerie::moves::MoveList;
+use menagerie::position::Position;
 use menagerie::registry::Registry;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");

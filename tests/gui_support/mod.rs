@@ -8,9 +8,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
+use menagerie::catalogue::Catalogue;
 use menagerie::gui::api::App;
 use menagerie::gui::server::{self, RunningServer};
-use menagerie::catalogue::Catalogue;
 
 /// The shipped variants served on 127.0.0.1 at a free port.
 pub fn start_server() -> RunningServer {

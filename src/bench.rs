@@ -9,9 +9,9 @@ use crate::catalogue::Catalogue;
 use crate::eval::EvalMode;
 use crate::moves::MoveList;
 use crate::position::Position;
+use crate::registry::Registry;
 use crate::search::{Limits, Search, SearchControl};
 use crate::tt::TranspositionTable;
-use crate::registry::Registry;
 use crate::variant::Variant;
 
 /// Default search depth of `bench`.

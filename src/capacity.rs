@@ -3,9 +3,9 @@
 //! its start position. The loader rejects a variant whose bound exceeds
 //! [`crate::moves::MAX_MOVES`], so move generation never runs out of room.
 
-use crate::variant::Variant;
 use crate::piece::{ByColor, Color, PieceKind};
 use crate::position::Position;
+use crate::variant::Variant;
 
 /// The most moves any position reachable from `start` can have.
 ///

@@ -138,7 +138,13 @@ impl Catalogue {
 /// Reads an `.eval` text against `variant`'s weight layout.
 fn read_weights(variant: &Variant, file: &str, text: &str) -> Result<TunedWeights, Vec<VariantError>> {
     parse_eval_file(file, text, &Layout::new(variant)).map_err(|e| {
-        vec![VariantError { file: e.file, line: e.line, column: 1, kind: VariantErrorKind::BadEval, message: e.message }]
+        vec![VariantError {
+            file: e.file,
+            line: e.line,
+            column: 1,
+            kind: VariantErrorKind::BadEval,
+            message: e.message,
+        }]
     })
 }
 

@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use crate::capacity::move_bound;
 use crate::geometry::Square;
 use crate::moves::MAX_MOVES;
 use crate::piece::{Cell, Color, PieceKind};
 use crate::position::{Position, NO_SQUARE};
-use crate::capacity::move_bound;
 use crate::variant::Variant;
 
 /// Why a FEN was rejected. Messages quote the offending part.

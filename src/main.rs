@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use menagerie::catalogue::Catalogue;
 use menagerie::engine::Engine;
 use menagerie::perft::{divide, perft, MAX_PERFT_DEPTH};
 use menagerie::position::Position;
 use menagerie::protocol::{self, Output, Protocol};
-use menagerie::catalogue::Catalogue;
 use menagerie::registry::Registry;
 
 #[derive(Parser)]

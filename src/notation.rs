@@ -1,6 +1,5 @@
 //! Move text in UCI form (`e2e4`, `a9a10q`, `P@e4`, `0000`), parsed in two
 //! steps: syntax ([`MoveText`]) and legality ([`Position::parse_move`]).
-//! Uses geometry, position and movegen.
 
 use std::fmt;
 
@@ -251,7 +250,7 @@ mod tests {
         // is written king-takes-rook ("b8a8"). The match referee once read
         // the step as castling and the engine's next move looked illegal.
         // (The position of that soak game, Relocation, Black to move.)
-        let registry = crate::variant::Registry::builtin();
+        let registry = crate::registry::Registry::builtin();
         let v = registry.get("relocation").expect("relocation ships");
         let fen = "rk2q2cr1/p1p1bb1p1p/3pn1p3/1p2pn4/2N2p1P1P/2PP2PNP1/P1P1PP4/1RAK1BBC1R b Kq - 1 17 -";
         let mut pos = Position::from_fen(v, fen).expect("valid FEN");

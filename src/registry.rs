@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::variant::parse::parse_spec;
-use crate::variant::{Variant, VariantError, VariantErrorKind};
 use crate::fen::FenError;
 use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
+use crate::variant::parse::parse_spec;
+use crate::variant::{Variant, VariantError, VariantErrorKind};
 
 /// The variant files shipped with the engine, embedded at compile time.
 pub const SHIPPED: &[(&str, &str)] = &[

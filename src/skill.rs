@@ -163,7 +163,7 @@ mod tests {
     }
 
     fn moves(n: usize) -> Vec<Move> {
-        let registry = crate::variant::Registry::builtin();
+        let registry = crate::registry::Registry::builtin();
         let variant = registry.get("chess").expect("chess ships");
         let mut pos = crate::position::Position::startpos(variant).expect("start");
         let mut list = crate::moves::MoveList::new();

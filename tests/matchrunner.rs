@@ -8,10 +8,10 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use menagerie::moves::MoveList;
-use menagerie::position::Position;
 use menagerie::game::pgn::{read_pgn, PgnGame};
 use menagerie::game::san::parse_san;
+use menagerie::moves::MoveList;
+use menagerie::position::Position;
 use menagerie::registry::Registry;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");

@@ -860,7 +860,8 @@ mod tests {
     fn army_balance_fades_with_the_pieces() {
         let reg = Registry::builtin();
         let v = reg.get("clash5").expect("clash5 ships");
-        let (full, material) = (crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
+        let (full, material) =
+            (crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
         let start = Position::startpos(Arc::clone(&v)).expect("start");
         // White's army is worth over ten pawns more by the file's values...
         assert!(material.evaluate(&start) > 1000);

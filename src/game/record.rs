@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use super::tc::TimeControl;
 use super::san::move_to_san;
+use super::tc::TimeControl;
 use crate::moves::Move;
 use crate::outcome::Outcome;
 use crate::piece::Color;

@@ -12,8 +12,8 @@ use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
 use super::session::{refuse, ApiError, Session, MAX_ANALYSIS_LINES};
-use crate::search::Limits;
 use crate::catalogue::Catalogue;
+use crate::search::Limits;
 
 /// Longest engine move search a request may ask for, in milliseconds.
 pub const MAX_MOVETIME_MS: u64 = 600_000;

@@ -13,15 +13,15 @@ use super::hub::Hub;
 use crate::catalogue::Catalogue;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::fen::FenError;
+use crate::game::pgn::{read_pgn, write_game, PgnContext};
+use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
+use crate::game::san::{move_to_san, parse_san};
+use crate::game::tc::TimeControl;
 use crate::moves::{Move, MoveKind, MoveList};
 use crate::outcome::GameEnd;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
 use crate::search::{Limits, Score, SearchResult};
-use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
-use crate::game::pgn::{read_pgn, write_game, PgnContext};
-use crate::game::san::{move_to_san, parse_san};
-use crate::game::tc::TimeControl;
 use crate::variant::Variant;
 
 /// Most moves (plies) an imported game may have: each is checked against

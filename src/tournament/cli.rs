@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use crate::game::adjudicate::AdjudicationError;
-use crate::game::openings::{read_openings, SplitMix64};
 use super::player::{Player, PlayerSpec};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
+use crate::game::adjudicate::AdjudicationError;
+use crate::game::openings::{read_openings, SplitMix64};
 use crate::game::tc::TimeControl;
 use crate::registry::Registry;
 

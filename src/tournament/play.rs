@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::game::openings::SplitMix64;
 use super::player::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
 use super::random_engine::random_move;
+use crate::game::openings::SplitMix64;
 use crate::game::san::move_to_san;
 use crate::game::tc::{Clock, TimeControl};
 use crate::moves::MoveList;

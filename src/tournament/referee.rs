@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use super::player::{MoveRequest, Player, PlayerError, Reply};
+use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use crate::game::record::{make_recorded, GameRecord, SearchInfo, Termination};
 use crate::game::tc::{Clock, TimeControl};
 use crate::outcome::Outcome;

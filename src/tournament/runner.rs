@@ -15,13 +15,13 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use crate::game::adjudicate::{DrawRule, ResignRule};
+use super::player::{Player, PlayerSpec};
 use super::referee::{play_game, GameSetup};
-use crate::game::record::{GameRecord, Termination};
+use super::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::game::adjudicate::{DrawRule, ResignRule};
 use crate::game::openings::{add_random_plies, Opening, SplitMix64};
 use crate::game::pgn::{write_game, PgnContext};
-use super::player::{Player, PlayerSpec};
-use super::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::game::record::{GameRecord, Termination};
 use crate::game::tc::TimeControl;
 use crate::outcome::Outcome;
 use crate::variant::Variant;

@@ -9,10 +9,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::game::record::Termination;
-use crate::game::pgn::{read_pgn, PgnGame};
 use super::runner::MatchSummary;
 use super::stats::Sprt;
+use crate::game::pgn::{read_pgn, PgnGame};
+use crate::game::record::Termination;
 
 /// `menagerie score`: score the games of PGN files.
 #[derive(Args, Debug)]

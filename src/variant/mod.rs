@@ -6,7 +6,6 @@
 
 pub mod parse;
 
-
 use crate::geometry::BoardShape;
 use crate::motion::{MotionTables, MoveRule};
 use crate::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};

@@ -8,13 +8,13 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
+use menagerie::catalogue::Catalogue;
 use menagerie::gui::api::App;
 use menagerie::gui::server::{self, RunningServer};
-use menagerie::registry::Registry;
 
 /// The shipped variants served on 127.0.0.1 at a free port.
 pub fn start_server() -> RunningServer {
-    let app = App::new(Registry::builtin()).expect("the shipped variants are playable");
+    let app = App::new(Catalogue::builtin()).expect("the shipped variants are playable");
     server::start(Arc::new(app), "127.0.0.1", 0).expect("a free port")
 }
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::{MoveRequest, PlayerError, PlayerProcess, PlayerSpec, Reply};
 use crate::game::record::SearchInfo;
+use crate::game::tc::{ClockControl, TimeControl};
 use crate::geometry::BoardShape;
 use crate::notation::{uci_to_xboard, xboard_to_uci};
-use crate::game::tc::{ClockControl, TimeControl};
 use crate::variant::Variant;
 
 /// How long to wait for `feature done=1` (the spec asks GUIs for two seconds).

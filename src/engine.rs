@@ -26,7 +26,7 @@ use crate::position::Position;
 use crate::registry::Registry;
 use crate::search::{Histories, Limits, PvInfo, Score, SearchControl, SearchEvent, SearchResult};
 use crate::skill::{Candidates, Skill};
-use crate::smp::search_with_helpers;
+use crate::smp::{search_with_helpers, spawn_search};
 use crate::tt::TranspositionTable;
 use crate::variant::Variant;
 
@@ -402,66 +402,56 @@ impl Engine {
         let eval = Arc::clone(&self.evaluator);
         let chess960 = self.options.chess960;
         let threads = self.options.threads;
-        let handle = thread::Builder::new()
-            .name("search".to_string())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let text = |m: Move| render.move_to_uci(m, chess960);
-                let mut result = {
-                    let table = tt.lock().unwrap_or_else(PoisonError::into_inner);
-                    let mut histories = histories.lock().unwrap_or_else(PoisonError::into_inner);
-                    search_with_helpers(
-                        &mut pos,
-                        &table,
-                        &eval,
-                        &control,
-                        &limits,
-                        threads,
-                        &mut histories,
-                        &mut |event| match event {
-                            SearchEvent::Pv(info) => {
-                                if skill.is_some() {
-                                    candidates.add(&info);
-                                }
-                                // Lines searched only to choose from are not shown.
-                                if info.multipv <= shown_lines {
-                                    let pv = info.pv.iter().map(|&m| text(m)).collect();
-                                    on_event(EngineEvent::Info { info, pv });
-                                }
+        let handle = spawn_search("search".to_string(), move || {
+            let text = |m: Move| render.move_to_uci(m, chess960);
+            let mut result = {
+                let table = tt.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut histories = histories.lock().unwrap_or_else(PoisonError::into_inner);
+                search_with_helpers(&mut pos, &table, &eval, &control, &limits, threads, &mut histories, &mut |event| {
+                    match event {
+                        SearchEvent::Pv(info) => {
+                            if skill.is_some() {
+                                candidates.add(&info);
                             }
-                            SearchEvent::CurrMove { depth, mv, number } => {
-                                on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
+                            // Lines searched only to choose from are not shown.
+                            if info.multipv <= shown_lines {
+                                let pv = info.pv.iter().map(|&m| text(m)).collect();
+                                on_event(EngineEvent::Info { info, pv });
                             }
-                        },
-                    )
-                };
-                // UCI: after `go infinite` or `go ponder` the best move waits for
-                // `stop` or `ponderhit`, even when the search is over.
-                if wait_for_stop {
-                    while !control.stop.load(Ordering::SeqCst)
-                        && (until_stopped || control.pondering.load(Ordering::SeqCst))
-                    {
-                        thread::sleep(Duration::from_millis(1));
+                        }
+                        SearchEvent::CurrMove { depth, mv, number } => {
+                            on_event(EngineEvent::CurrMove { depth, mv: text(mv), number });
+                        }
                     }
+                })
+            };
+            // UCI: after `go infinite` or `go ponder` the best move waits for
+            // `stop` or `ponderhit`, even when the search is over.
+            if wait_for_stop {
+                while !control.stop.load(Ordering::SeqCst)
+                    && (until_stopped || control.pondering.load(Ordering::SeqCst))
+                {
+                    thread::sleep(Duration::from_millis(1));
                 }
-                let chosen = skill.and_then(|s| s.choose(&candidates.deepest(searched_lines), &mut rng));
-                if let Some(line) = chosen {
-                    // The move played is the last line shown, with its own score.
-                    result.best = line.pv.first().copied();
-                    result.ponder = line.pv.get(1).copied();
-                    result.score = Score::from_internal(line.raw_score);
-                    let info = PvInfo { multipv: 1, ..line.clone() };
-                    let pv = info.pv.iter().map(|&m| text(m)).collect();
-                    on_event(EngineEvent::Info { info, pv });
-                }
-                on_event(EngineEvent::BestMove {
-                    best: result.best,
-                    best_text: result.best.map(text),
-                    ponder_text: result.ponder.map(text),
-                    result,
-                });
-            })
-            .map_err(|e| EngineError::Thread(e.to_string()))?;
+            }
+            let chosen = skill.and_then(|s| s.choose(&candidates.deepest(searched_lines), &mut rng));
+            if let Some(line) = chosen {
+                // The move played is the last line shown, with its own score.
+                result.best = line.pv.first().copied();
+                result.ponder = line.pv.get(1).copied();
+                result.score = Score::from_internal(line.raw_score);
+                let info = PvInfo { multipv: 1, ..line.clone() };
+                let pv = info.pv.iter().map(|&m| text(m)).collect();
+                on_event(EngineEvent::Info { info, pv });
+            }
+            on_event(EngineEvent::BestMove {
+                best: result.best,
+                best_text: result.best.map(text),
+                ponder_text: result.ponder.map(text),
+                result,
+            });
+        })
+        .map_err(|e| EngineError::Thread(e.to_string()))?;
         self.worker = Some(handle);
         Ok(())
     }

@@ -1,6 +1,5 @@
 //! Move text in UCI form (`e2e4`, `a9a10q`, `P@e4`, `0000`), parsed in two
 //! steps: syntax ([`MoveText`]) and legality ([`Position::parse_move`]).
-//! Uses geometry, position and movegen.
 
 use std::fmt;
 

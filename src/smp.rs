@@ -2,11 +2,13 @@
 //! caller's thread, helpers beside it search the same root with their own
 //! position and history tables, and all share the transposition table, the
 //! stop flag and the node count. Only the main search reports, watches the
-//! clock and gives the result. Used by the engine, which with this module
-//! is the only place that starts threads (uses search, tt, eval, position).
+//! clock and gives the result. Every thread started for a search starts
+//! here, on a stack large enough for it ([`spawn_search_thread`],
+//! [`spawn_search`]).
 
+use std::io;
 use std::sync::atomic::Ordering;
-use std::thread;
+use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 
 use crate::eval::Evaluator;
 use crate::position::Position;
@@ -15,6 +17,35 @@ use crate::tt::TranspositionTable;
 
 /// Stack of each search thread: move lists live on the stack, one per ply.
 pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// A named thread with the stack of a search.
+fn search_thread(name: String) -> thread::Builder {
+    thread::Builder::new().name(name).stack_size(SEARCH_STACK_BYTES)
+}
+
+/// Starts `f` on a new thread of `scope` named `name`, with the stack of a
+/// search ([`SEARCH_STACK_BYTES`]); an error when the system refuses one.
+pub fn spawn_search_thread<'scope, 'env, F, T>(
+    scope: &'scope Scope<'scope, 'env>,
+    name: String,
+    f: F,
+) -> io::Result<ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    search_thread(name).spawn_scoped(scope, f)
+}
+
+/// Starts `f` on a new detached thread named `name`, with the stack of a
+/// search; an error when the system refuses one.
+pub fn spawn_search<F, T>(name: String, f: F) -> io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    search_thread(name).spawn(f)
+}
 
 /// Ends the helpers when the main search is over, even by a panic (else
 /// joining them would wait for an infinite search forever).
@@ -51,15 +82,12 @@ pub fn search_with_helpers(
         let mut helpers = Vec::with_capacity(threads.saturating_sub(1));
         for (number, tables) in (1..threads).zip(helper_tables) {
             let mut helper_pos = pos.clone();
-            let spawned = thread::Builder::new()
-                .name(format!("helper {number}"))
-                .stack_size(SEARCH_STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    let mut search =
-                        Search::with_histories(&mut helper_pos, tt, eval, control, limits, tables).as_helper(number);
-                    search.run(&mut |_| {});
-                    search.into_histories()
-                });
+            let spawned = spawn_search_thread(scope, format!("helper {number}"), move || {
+                let mut search =
+                    Search::with_histories(&mut helper_pos, tt, eval, control, limits, tables).as_helper(number);
+                search.run(&mut |_| {});
+                search.into_histories()
+            });
             match spawned {
                 Ok(handle) => helpers.push(handle),
                 // Fewer threads than asked for still search.
@@ -101,15 +129,13 @@ mod tests {
         let control = SearchControl::default();
         let eval = crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full);
         // The test thread's stack may be small; search on a big one.
-        let result = thread::Builder::new()
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let result =
-                    search_with_helpers(&mut pos, &tt, &eval, &control, &limits, threads, &mut Vec::new(), &mut |_| {});
-                (result, pos)
-            })
-            .expect("thread starts")
-            .join();
+        let result = spawn_search("test search".to_string(), move || {
+            let result =
+                search_with_helpers(&mut pos, &tt, &eval, &control, &limits, threads, &mut Vec::new(), &mut |_| {});
+            (result, pos)
+        })
+        .expect("thread starts")
+        .join();
         result.expect("no panic")
     }
 
@@ -136,13 +162,11 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         thread::scope(|scope| {
             let (tt, control, eval, limits) = (&tt, &control, &eval, &limits);
-            thread::Builder::new()
-                .stack_size(SEARCH_STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    Search::new(&mut pos, tt, eval, control, limits).as_helper(1).run(&mut |_| {});
-                    let _ = tx.send(());
-                })
-                .expect("thread starts");
+            spawn_search_thread(scope, "test helper".to_string(), move || {
+                Search::new(&mut pos, tt, eval, control, limits).as_helper(1).run(&mut |_| {});
+                let _ = tx.send(());
+            })
+            .expect("thread starts");
             thread::sleep(Duration::from_millis(100));
             let ran_on = rx.try_recv().is_err();
             control.helpers_stop.store(true, Ordering::SeqCst);

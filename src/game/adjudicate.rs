@@ -1,7 +1,8 @@
 //! Score-based adjudication, as cutechess-cli offers it: a draw when both
 //! engines' scores stay near zero for a number of moves after a move number,
-//! and a loss for an engine whose score stays below a threshold. Uses the
-//! engines' reported [`SearchInfo`] only.
+//! and a loss for an engine whose score stays below a threshold (or, two-sided,
+//! when both engines' scores agree on who is lost). The match runner and
+//! self-play both adjudicate with it.
 
 use std::str::FromStr;
 
@@ -20,13 +21,17 @@ pub struct DrawRule {
 }
 
 /// `movecount=M score=S`: an engine whose own score is at most -S centipawns
-/// for M consecutive moves loses.
+/// for M consecutive moves loses. Two-sided, both engines' scores count: a
+/// side loses when for M consecutive moves each its own score is at most -S
+/// and its opponent's at least S.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResignRule {
     /// Consecutive moves of that engine.
     pub movecount: u32,
     /// Threshold in centipawns.
     pub score: i32,
+    /// Whether the opponent's score must agree (not read from the text form).
+    pub twosided: bool,
 }
 
 /// Why an adjudication rule could not be read.
@@ -81,7 +86,7 @@ impl FromStr for ResignRule {
     /// assert_eq!((r.movecount, r.score), (3, 1000));
     /// ```
     fn from_str(text: &str) -> Result<ResignRule, AdjudicationError> {
-        let mut rule = ResignRule { movecount: 0, score: 0 };
+        let mut rule = ResignRule { movecount: 0, score: 0, twosided: false };
         for (k, v) in pairs(text)? {
             match k.as_str() {
                 "movecount" => rule.movecount = v as u32,
@@ -132,13 +137,8 @@ impl Adjudicator {
     pub fn record(&mut self, side: usize, number: u32, info: &SearchInfo) -> Option<Verdict> {
         let score = centipawns(info);
         if let Some(rule) = self.resign {
-            let slot = &mut self.losing[side.min(1)];
-            *slot = match score {
-                Some(s) if s <= -rule.score => *slot + 1,
-                _ => 0,
-            };
-            if *slot >= rule.movecount {
-                return Some(Verdict::Loses(side.min(1)));
+            if let Some(loser) = self.count_losing(rule, side.min(1), score) {
+                return Some(Verdict::Loses(loser));
             }
         }
         if let Some(rule) = self.draw {
@@ -151,6 +151,28 @@ impl Adjudicator {
             }
         }
         None
+    }
+
+    /// Counts `side`'s `score` towards a loss; the side that has lost, if any.
+    fn count_losing(&mut self, rule: ResignRule, side: usize, score: Option<i32>) -> Option<usize> {
+        if !rule.twosided {
+            let slot = &mut self.losing[side];
+            *slot = match score {
+                Some(s) if s <= -rule.score => *slot + 1,
+                _ => 0,
+            };
+            return (*slot >= rule.movecount).then_some(side);
+        }
+        // Each move of either engine counts for the side it calls lost.
+        let lost = match score {
+            Some(s) if s <= -rule.score => Some(side),
+            Some(s) if s >= rule.score => Some(1 - side),
+            _ => None,
+        };
+        for (who, slot) in self.losing.iter_mut().enumerate() {
+            *slot = if lost == Some(who) { *slot + 1 } else { 0 };
+        }
+        lost.filter(|&who| self.losing[who] >= 2 * rule.movecount)
     }
 }
 
@@ -183,6 +205,15 @@ mod tests {
         assert_eq!(a.record(0, 1, &cp(-600)), None);
         assert_eq!(a.record(0, 2, &SearchInfo::default()), None);
         assert_eq!(a.record(0, 3, &cp(-600)), None);
+        // Two-sided: both engines' moves count, and must agree on the loser.
+        let rule = ResignRule { movecount: 2, score: 500, twosided: true };
+        let mut a = Adjudicator::new(None, Some(rule));
+        assert_eq!(a.record(0, 1, &cp(600)), None);
+        assert_eq!(a.record(1, 1, &cp(-600)), None);
+        assert_eq!(a.record(0, 2, &cp(-600)), None);
+        assert_eq!(a.record(1, 2, &cp(600)), None);
+        assert_eq!(a.record(0, 3, &cp(-600)), None);
+        assert_eq!(a.record(1, 3, &cp(600)), Some(Verdict::Loses(0)));
         assert!("movecount=0 score=5".parse::<ResignRule>().is_err());
         assert!("movenumber=x".parse::<DrawRule>().is_err());
         assert!("bogus=1 movecount=1".parse::<DrawRule>().is_err());

@@ -1,6 +1,6 @@
 //! Openings: start positions read from an EPD/FEN file (one a line; EPD
 //! operations and `#` comments ignored), and random legal plies from a
-//! seeded generator. Uses the rules core.
+//! seeded generator, for the match runner and self-play.
 
 use std::sync::Arc;
 
@@ -85,25 +85,32 @@ pub fn add_random_plies(variant: &Arc<Variant>, opening: &mut Opening, plies: u3
             Err(_) => return,
         }
     }
-    let mut list = MoveList::new();
+    let played = play_random_plies(&mut pos, plies as usize, rng);
+    opening.moves.extend(played);
+}
+
+/// Plays up to `plies` random legal moves (setup choices included) on `pos`,
+/// stopping before a position without legal moves; returns them in UCI text.
+pub fn play_random_plies(pos: &mut Position, plies: usize, rng: &mut SplitMix64) -> Vec<String> {
+    let (mut list, mut next) = (MoveList::new(), MoveList::new());
+    let mut played = Vec::new();
     for _ in 0..plies {
         pos.generate_legal(&mut list);
         if list.is_empty() {
             break;
         }
         let m = list[rng.below(list.len())];
-        // Do not walk into a position that has already ended.
+        let text = pos.move_to_uci(m, false);
         pos.make(m);
-        let mut next = MoveList::new();
+        // Do not walk into a position that has already ended.
         pos.generate_legal(&mut next);
         if next.is_empty() {
             pos.unmake(m);
             break;
         }
-        pos.unmake(m);
-        opening.moves.push(pos.move_to_uci(m, false));
-        pos.make(m);
+        played.push(text);
     }
+    played
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! and prints the lines as a person reads them (score in pawns from White's
 //! point of view, depth, the PV in SAN-like notation with the variant's
 //! letters) or as JSON. The default engine is this program's own `uci`.
-//! Uses the UCI adapter, SAN and the rules core.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -12,8 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use serde_json::{json, Value};
 
-use super::player::uci::UciPlayer;
+use super::player::uci::{parse_info, InfoLine, UciPlayer};
 use super::player::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
 use crate::game::san::move_to_san;
 use crate::piece::Color;
@@ -59,90 +59,13 @@ pub struct AnalyseArgs {
     pub timeout: u64,
 }
 
-/// One principal variation as the engine last reported it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Line {
-    /// MultiPV index (1 = best).
-    pub multipv: u32,
-    /// Depth.
-    pub depth: u32,
-    /// Selective depth.
-    pub seldepth: Option<u32>,
-    /// Centipawns from the side to move's point of view.
-    pub cp: Option<i32>,
-    /// Mate in moves from the side to move's point of view.
-    pub mate: Option<i32>,
-    /// `lowerbound` / `upperbound`, if the score is a bound.
-    pub bound: Option<String>,
-    /// Nodes searched.
-    pub nodes: Option<u64>,
-    /// Milliseconds used.
-    pub time_ms: Option<u64>,
-    /// The PV in UCI text.
-    pub pv: Vec<String>,
-}
-
-/// Reads a UCI `info` line that carries a PV or a score (None otherwise).
-pub fn parse_info_line(line: &str) -> Option<Line> {
-    let tokens: Vec<&str> = line.split_whitespace().collect();
-    if tokens.first() != Some(&"info") {
-        return None;
-    }
-    let mut out = Line { multipv: 1, ..Line::default() };
-    let mut seen_score = false;
-    let mut i = 1;
-    let num = |i: usize| tokens.get(i).and_then(|t| t.parse::<u64>().ok());
-    while i < tokens.len() {
-        match tokens[i] {
-            "string" => return None,
-            "depth" => out.depth = num(i + 1).unwrap_or(0) as u32,
-            "seldepth" => out.seldepth = num(i + 1).map(|n| n as u32),
-            "multipv" => out.multipv = num(i + 1).unwrap_or(1) as u32,
-            "nodes" => out.nodes = num(i + 1),
-            "time" => out.time_ms = num(i + 1),
-            "score" => {
-                let value = tokens.get(i + 2).and_then(|t| t.parse::<i32>().ok());
-                match tokens.get(i + 1) {
-                    Some(&"cp") => out.cp = value,
-                    Some(&"mate") => out.mate = value,
-                    _ => {}
-                }
-                seen_score = value.is_some();
-                if let Some(&b) = tokens.get(i + 3).filter(|t| **t == "lowerbound" || **t == "upperbound") {
-                    out.bound = Some(b.to_string());
-                    i += 1;
-                }
-                i += 3;
-                continue;
-            }
-            "pv" => {
-                out.pv = tokens[i + 1..].iter().map(|t| t.to_string()).collect();
-                break;
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
-        }
-        i += 2;
-    }
-    (seen_score || !out.pv.is_empty()).then_some(out)
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// Reads a UCI `info` line that carries a PV or a score (None otherwise),
+/// as the line of its MultiPV slot (1 when the engine names none).
+pub fn parse_info_line(line: &str) -> Option<InfoLine> {
+    let mut info = InfoLine::default();
+    let fields = parse_info(line, &mut info);
+    info.multipv.get_or_insert(1);
+    (fields && (info.score_cp.is_some() || info.mate.is_some() || !info.pv.is_empty())).then_some(info)
 }
 
 /// The PV as SAN with move numbers, stopping at the first move the rules reject.
@@ -180,7 +103,7 @@ fn numbered(pos: &Position, sans: &[String]) -> String {
 }
 
 /// Score text in pawns from White's point of view (`+0.35`, `-M3`).
-fn score_text(line: &Line, stm: Color) -> String {
+fn score_text(line: &InfoLine, stm: Color) -> String {
     let sign = if stm == Color::White { 1 } else { -1 };
     let bound = match line.bound.as_deref() {
         Some("lowerbound") => {
@@ -199,7 +122,7 @@ fn score_text(line: &Line, stm: Color) -> String {
         }
         _ => "",
     };
-    match (line.mate, line.cp) {
+    match (line.mate, line.score_cp) {
         (Some(m), _) => {
             let m = m * sign;
             format!("{bound}{}M{}", if m >= 0 { "+" } else { "-" }, m.abs())
@@ -284,8 +207,8 @@ fn read_lines(
     process: &mut PlayerProcess,
     deadline: Instant,
     stop: &AtomicBool,
-) -> Result<(String, Vec<Line>), String> {
-    let mut lines: Vec<Line> = Vec::new();
+) -> Result<(String, Vec<InfoLine>), String> {
+    let mut lines: Vec<InfoLine> = Vec::new();
     loop {
         let line = match process.read_line(deadline, stop) {
             Ok(l) => l,
@@ -319,52 +242,54 @@ fn best_san(pos: &Position, best: &str) -> Option<String> {
     pv_san(pos, &[best.to_string()]).into_iter().next()
 }
 
+/// A JSON object with its keys in the order given (`json!` would sort
+/// them); each value is JSON text.
+fn json_object(fields: &[(&str, String)]) -> String {
+    let fields: Vec<String> = fields.iter().map(|(key, value)| format!("{}:{value}", Value::from(*key))).collect();
+    format!("{{{}}}", fields.join(","))
+}
+
 /// The analysis as one JSON object.
-fn json_report(pos: &Position, best: &str, lines: &[Line]) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "{{\"variant\":{},\"fen\":{},\"bestmove\":{},\"bestmove_san\":{},\"lines\":[",
-        json_string(&pos.variant().name),
-        json_string(&pos.to_fen()),
-        json_string(best),
-        best_san(pos, best).as_deref().map_or("null".to_string(), json_string)
-    );
-    for (i, l) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let score = match (l.mate, l.cp) {
-            (Some(m), _) => format!("{{\"mate\":{m}}}"),
-            (None, Some(cp)) => format!("{{\"cp\":{cp}}}"),
-            _ => "null".to_string(),
-        };
-        let opt = |v: Option<u64>| v.map_or("null".to_string(), |n| n.to_string());
-        let list = |v: &[String]| v.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(",");
-        let _ = write!(
-            out,
-            "{{\"multipv\":{},\"depth\":{},\"seldepth\":{},\"score\":{score},\"bound\":{},\"nodes\":{},\"time_ms\":{},\"pv\":[{}],\"pv_san\":[{}]}}",
-            l.multipv,
-            l.depth,
-            opt(l.seldepth.map(u64::from)),
-            l.bound.as_deref().map_or("null".to_string(), json_string),
-            opt(l.nodes),
-            opt(l.time_ms),
-            list(&l.pv),
-            list(&pv_san(pos, &l.pv)),
-        );
-    }
-    out.push_str("]}\n");
-    out
+fn json_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let score = match (l.mate, l.score_cp) {
+                (Some(m), _) => json!({ "mate": m }),
+                (None, Some(cp)) => json!({ "cp": cp }),
+                _ => Value::Null,
+            };
+            json_object(&[
+                ("multipv", json!(l.multipv.unwrap_or(1)).to_string()),
+                ("depth", json!(l.depth.unwrap_or(0)).to_string()),
+                ("seldepth", json!(l.seldepth).to_string()),
+                ("score", score.to_string()),
+                ("bound", json!(l.bound).to_string()),
+                ("nodes", json!(l.nodes).to_string()),
+                ("time_ms", json!(l.time_ms).to_string()),
+                ("pv", json!(l.pv).to_string()),
+                ("pv_san", json!(pv_san(pos, &l.pv)).to_string()),
+            ])
+        })
+        .collect();
+    let report = json_object(&[
+        ("variant", json!(pos.variant().name).to_string()),
+        ("fen", json!(pos.to_fen()).to_string()),
+        ("bestmove", json!(best).to_string()),
+        ("bestmove_san", json!(best_san(pos, best)).to_string()),
+        ("lines", format!("[{}]", lines.join(","))),
+    ]);
+    format!("{report}\n")
 }
 
 /// The analysis as a person reads it.
-fn text_report(pos: &Position, best: &str, lines: &[Line]) -> String {
+fn text_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", pos.variant().name, pos.to_fen());
     for l in lines {
         let pv = numbered(pos, &pv_san(pos, &l.pv));
-        let _ = writeln!(out, "{:>2}. {:>7}  depth {:>2}  {pv}", l.multipv, score_text(l, pos.side_to_move()), l.depth);
+        let (multipv, depth) = (l.multipv.unwrap_or(1), l.depth.unwrap_or(0));
+        let _ = writeln!(out, "{multipv:>2}. {:>7}  depth {depth:>2}  {pv}", score_text(l, pos.side_to_move()));
     }
     let _ = writeln!(out, "best move: {} ({best})", best_san(pos, best).as_deref().unwrap_or("?"));
     let _ = writeln!(out, "(scores in pawns from White's point of view)");
@@ -395,17 +320,34 @@ mod tests {
             "info depth 12 seldepth 17 multipv 2 score cp -35 upperbound nodes 1000 time 50 pv e2e4 e7e5",
         )
         .unwrap();
-        assert_eq!((l.depth, l.seldepth, l.multipv, l.cp), (12, Some(17), 2, Some(-35)));
+        assert_eq!((l.depth, l.seldepth, l.multipv, l.score_cp), (Some(12), Some(17), Some(2), Some(-35)));
         assert_eq!(l.bound.as_deref(), Some("upperbound"));
         assert_eq!((l.nodes, l.time_ms), (Some(1000), Some(50)));
         assert_eq!(l.pv, ["e2e4", "e7e5"]);
         assert!(parse_info_line("info string hello pv x").is_none());
         assert!(parse_info_line("info nodes 5").is_none());
         assert!(parse_info_line("info score").is_none());
-        assert_eq!(json_string("a\"b\n"), "\"a\\\"b\\u000a\"");
-        let line = Line { cp: Some(35), ..Line::default() };
+        assert_eq!(json_object(&[("a\"b\n", json!("a\"b\n").to_string())]), r#"{"a\"b\n":"a\"b\n"}"#);
+        let line = InfoLine { score_cp: Some(35), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::Black), "-0.35");
-        let line = Line { mate: Some(2), ..Line::default() };
+        let line = InfoLine { mate: Some(2), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::White), "+M2");
+    }
+
+    #[test]
+    fn the_json_report_keeps_its_key_order_and_reads_back() {
+        let registry = Registry::builtin();
+        let pos = Position::startpos(registry.get("chess").unwrap()).unwrap();
+        let line = parse_info_line("info depth 3 score mate -2 pv e2e4 zz").unwrap();
+        let text = json_report(&pos, "e2e4", &[line]);
+        assert!(text.starts_with("{\"variant\":\"chess\",\"fen\":") && text.ends_with("]}\n"), "{text}");
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["bestmove_san"], "e4");
+        let line = &value["lines"][0];
+        assert_eq!((line["multipv"].as_u64(), line["depth"].as_u64()), (Some(1), Some(3)));
+        assert_eq!(line["score"], json!({ "mate": -2 }));
+        assert!(line["seldepth"].is_null() && line["bound"].is_null());
+        assert_eq!(line["pv"], json!(["e2e4", "zz"]));
+        assert_eq!(line["pv_san"], json!(["e4"]));
     }
 }

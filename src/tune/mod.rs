@@ -1,5 +1,4 @@
-//! `menagerie tune`: learns a variant's evaluation weights from self-play
-//! (uses eval, search, variant).
+//! `menagerie tune`: learns a variant's evaluation weights from self-play.
 //!
 //! 1. **generate**: games at a fixed node count from seeded random
 //!    openings; quiet positions (not in check, best move not a capture) are
@@ -24,6 +23,7 @@ use clap::Args;
 use crate::catalogue::Catalogue;
 use crate::eval::{write_eval_file, EvalMode, Evaluator};
 use crate::position::Position;
+use crate::smp::spawn_search_thread;
 use crate::variant::Variant;
 use fit::{FitPlan, Row};
 use selfplay::{Progress, Sample, SelfPlay};
@@ -168,8 +168,12 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
 fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
     let progress = Progress::default();
     let start = Instant::now();
+    let generate = || selfplay::generate(variant, eval, plan, &progress);
     std::thread::scope(|scope| {
-        let worker = scope.spawn(|| selfplay::generate(variant, eval, plan, &progress));
+        // Without a thread to play on, play here, without the progress line.
+        let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
+            return generate();
+        };
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(500));
             let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);

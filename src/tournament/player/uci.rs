@@ -1,7 +1,8 @@
 //! The UCI side of [`Player`](super::Player): `uci`/`uciok`, options including
 //! `UCI_Variant`, `position ... moves ...`, `go` with clocks or limits, and
-//! `bestmove`. Uses the player process and time controls.
+//! `bestmove`; and the one reader of `info` lines.
 
+use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -26,35 +27,82 @@ pub struct UciPlayer {
     variant_start: String,
 }
 
-/// Reads `info` fields this module cares about (score, depth).
-pub fn parse_info(line: &str, into: &mut SearchInfo) {
+/// The fields of UCI `info` lines that the runner and `analyse` read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InfoLine {
+    /// Depth reached.
+    pub depth: Option<u32>,
+    /// Selective depth.
+    pub seldepth: Option<u32>,
+    /// MultiPV index (1 = best).
+    pub multipv: Option<u32>,
+    /// Score in centipawns from the engine's point of view.
+    pub score_cp: Option<i32>,
+    /// Mate in this many moves (negative: being mated).
+    pub mate: Option<i32>,
+    /// `lowerbound` / `upperbound`, if the score is a bound.
+    pub bound: Option<String>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// Milliseconds used.
+    pub time_ms: Option<u64>,
+    /// The PV in UCI text.
+    pub pv: Vec<String>,
+}
+
+impl InfoLine {
+    /// What the game record keeps of it.
+    pub fn search_info(&self) -> SearchInfo {
+        SearchInfo { score_cp: self.score_cp, mate: self.mate, depth: self.depth }
+    }
+}
+
+/// Reads an `info` line into `into`: each field the line names replaces the
+/// one there (a depth without a number clears it, a score the other kind of
+/// score), the PV runs to the end of the line, and `string` ends the fields.
+/// False for a line that is no `info` line or that has a `string`.
+pub fn parse_info(line: &str, into: &mut InfoLine) -> bool {
     let tokens: Vec<&str> = line.split_whitespace().collect();
+    if tokens.first() != Some(&"info") {
+        return false;
+    }
     let mut i = 1;
     while i < tokens.len() {
         match tokens[i] {
-            "depth" => {
-                into.depth = tokens.get(i + 1).and_then(|t| t.parse().ok());
-                i += 2;
-            }
+            "depth" => into.depth = number(&tokens, i + 1),
+            "seldepth" => into.seldepth = number(&tokens, i + 1),
+            "multipv" => into.multipv = number(&tokens, i + 1),
+            "nodes" => into.nodes = number(&tokens, i + 1),
+            "time" => into.time_ms = number(&tokens, i + 1),
             "score" => {
                 match (tokens.get(i + 1), tokens.get(i + 2).and_then(|t| t.parse::<i32>().ok())) {
-                    (Some(&"cp"), Some(v)) => {
-                        into.score_cp = Some(v);
-                        into.mate = None;
-                    }
-                    (Some(&"mate"), Some(v)) => {
-                        into.mate = Some(v);
-                        into.score_cp = None;
-                    }
+                    (Some(&"cp"), Some(v)) => (into.score_cp, into.mate) = (Some(v), None),
+                    (Some(&"mate"), Some(v)) => (into.mate, into.score_cp) = (Some(v), None),
                     _ => {}
                 }
-                i += 3;
+                into.bound =
+                    tokens.get(i + 3).filter(|t| **t == "lowerbound" || **t == "upperbound").map(|b| b.to_string());
+                i += 3 + usize::from(into.bound.is_some());
+                continue;
             }
-            // Everything after `pv` or `string` belongs to that field.
-            "pv" | "string" => break,
-            _ => i += 1,
+            "pv" => {
+                into.pv = tokens[i + 1..].iter().map(|t| t.to_string()).collect();
+                break;
+            }
+            "string" => return false,
+            _ => {
+                i += 1;
+                continue;
+            }
         }
+        i += 2;
     }
+    true
+}
+
+/// The token at `i` as a number, if it is one.
+fn number<T: FromStr>(tokens: &[&str], i: usize) -> Option<T> {
+    tokens.get(i).and_then(|t| t.parse().ok())
 }
 
 impl UciPlayer {
@@ -197,7 +245,7 @@ impl UciPlayer {
             go.push_str(" infinite");
         }
         self.process.send(&go)?;
-        let mut info = SearchInfo::default();
+        let mut info = InfoLine::default();
         loop {
             let line = match self.process.read_line(request.deadline, stop) {
                 Ok(l) => l,
@@ -209,10 +257,12 @@ impl UciPlayer {
             };
             let mut tokens = line.split_whitespace();
             match tokens.next() {
-                Some("info") => parse_info(&line, &mut info),
+                Some("info") => {
+                    parse_info(&line, &mut info);
+                }
                 Some("bestmove") => {
                     return match tokens.next() {
-                        Some(m) => Ok(Reply::Move(m.to_string(), info)),
+                        Some(m) => Ok(Reply::Move(m.to_string(), info.search_info())),
                         None => Err(PlayerError::Protocol(format!("empty bestmove: {line:?}"))),
                     };
                 }
@@ -228,7 +278,7 @@ mod tests {
 
     #[test]
     fn info_parsing() {
-        let mut i = SearchInfo::default();
+        let mut i = InfoLine::default();
         parse_info("info depth 7 seldepth 9 score cp -35 nodes 100 pv e2e4 e7e5", &mut i);
         assert_eq!((i.depth, i.score_cp, i.mate), (Some(7), Some(-35), None));
         parse_info("info depth 9 score mate 3 pv a1a8", &mut i);

@@ -8,7 +8,6 @@
 //! `f b l r v s` (adjacent `fl`-style pairs mean one diagonal direction);
 //! and bent riders in brackets, `[F-W3..]`, whose second leg continues outward
 //! (the Tamerlane giraffe). Anything else is an error with its column.
-//! Uses the rule types of motion.
 
 use std::fmt;
 

@@ -3,7 +3,6 @@
 //! Files live in columns 3..=12 and ranks in rows 3..=12, so an offset
 //! `dy * 16 + dx` means the same step on 8x8, 10x8 and 10x10 boards, and any
 //! leap with |dx|, |dy| <= 3 lands on padding instead of wrapping around.
-//! Uses nothing else in the crate.
 
 use std::fmt;
 

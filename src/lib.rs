@@ -1,5 +1,8 @@
 //! menagerie: a variant-aware chess engine. Rules are data (`variants/*.var`),
 //! compiled into move rules that one generic mailbox generator executes.
+//!
+//! The modules stand in layers, each using only those below it: the order is
+//! declared in `docs/architecture.md` and held by `tests/architecture.rs`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! Move generation: every piece rule through the motion module's forward
 //! walker, plus en passant, castling, drops, setup swaps and king succession;
 //! and the legality filter with a fast path for moves that cannot expose the
-//! king (uses position, motion).
+//! king.
 
 use crate::geometry::Square;
 use crate::motion::for_each_target;

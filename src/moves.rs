@@ -1,4 +1,4 @@
-//! The compact move: 32 bits, never zero (uses geometry, piece).
+//! The compact move: 32 bits, never zero.
 //!
 //! Bits 0-7: `to`; 8-15: `from` (0 for drops); 16-19: [`MoveKind`];
 //! 20-24: the promoted or dropped kind. `to` is always a board square, and

@@ -2,7 +2,7 @@
 //! choices ([`OPTIONS`]). `Engine::set_option` checks values against this
 //! table, and both protocols print it (UCI `option name ...`, XBoard
 //! `feature option="..."`). [`EngineOptions`] holds the values the engine
-//! keeps. Uses eval (for the evaluation mode).
+//! keeps.
 
 use crate::eval::EvalMode;
 

@@ -1,8 +1,8 @@
 //! How a game ends by the variant's rules: the one decision that the engine,
 //! both protocols, `menagerie play` and the match runner ask for
 //! ([`Position::game_end`]), and the cheap draw test of the search
-//! ([`Position::is_rule_draw`]) built from the same definitions. Uses the
-//! position, move generation and the variant's end rules.
+//! ([`Position::is_rule_draw`]) built from the same definitions: the
+//! variant's end rules.
 
 use std::fmt;
 

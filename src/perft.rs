@@ -1,4 +1,4 @@
-//! perft and divide: count the leaves of the legal move tree (uses movegen).
+//! perft and divide: count the leaves of the legal move tree.
 
 use crate::moves::MoveList;
 

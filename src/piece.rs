@@ -1,4 +1,4 @@
-//! Colours, piece kinds and the one-byte board cell (uses geometry only for docs).
+//! Colours, piece kinds and the one-byte board cell.
 
 use std::ops::{Index, IndexMut, Not};
 

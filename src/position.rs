@@ -1,8 +1,7 @@
 //! The position: mailbox board, hands, side to move, castling, en passant,
 //! clocks, setup phase and an incrementally updated Zobrist hash; make/unmake
 //! with a stack of [`StateInfo`]; attack queries, answered by the variant's
-//! [`MotionTables`](crate::motion::MotionTables) (uses variant, motion,
-//! zobrist, moves).
+//! [`MotionTables`](crate::motion::MotionTables).
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Static exchange evaluation for any piece set (uses motion, position).
+//! Static exchange evaluation for any piece set.
 //!
 //! The exchange on a move's destination is played out on the board itself:
 //! each side recaptures with its least valuable attacker, and the attackers

@@ -1,5 +1,5 @@
 //! The transposition table: a fixed array of 4-entry buckets whose total size
-//! never exceeds the `Hash` option (uses moves).
+//! never exceeds the `Hash` option.
 //!
 //! An entry keeps the low 32 bits of the Zobrist key; the bucket is chosen by
 //! the high bits (multiply-shift, so any bucket count works and the table can

@@ -1,5 +1,5 @@
 //! Zobrist keys sized for one variant, from a fixed-seed SplitMix64 so that
-//! hashes are reproducible across builds and rand versions (uses piece, geometry).
+//! hashes are reproducible across builds and rand versions.
 
 use crate::geometry::MAILBOX_SIZE;
 use crate::piece::{Cell, Color, PieceKind, MAX_KINDS};

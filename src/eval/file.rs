@@ -1,5 +1,4 @@
-//! `NAME.eval` files: tuned weights of one variant as plain text (uses
-//! eval::params).
+//! `NAME.eval` files: tuned weights of one variant as plain text.
 //!
 //! One `name value` pair a line, the name carrying its phase
 //! (`material.N.mg 312`); `#` starts a comment, and the first comment lines

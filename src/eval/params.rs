@@ -1,4 +1,4 @@
-//! The evaluation's weights: every one named, in one vector (uses variant).
+//! The evaluation's weights: every one named, in one vector.
 //!
 //! A [`Layout`] lists the parameters of one variant (some per piece kind,
 //! some per rank), each with a middlegame and an endgame weight. The names

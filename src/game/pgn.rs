@@ -1,7 +1,6 @@
 //! PGN: writing refereed games (with `Variant`, `FEN`/`SetUp`,
 //! `TimeControl` and `Termination` tags and SAN-like moves) and reading PGN
 //! back into tags and move tokens, to replay through the rules core.
-//! Uses game records and time controls.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -2,7 +2,6 @@
 //! squares, `e8=Q`, `O-O`, `P@e4`, `+`/`#`), and its reader. Pawn-like men
 //! (those that promote or take en passant) are written without a letter.
 //! Setup swaps, passes and king successions keep their UCI text.
-//! Uses position, movegen and notation.
 
 use crate::moves::{Move, MoveKind, MoveList};
 use crate::position::Position;

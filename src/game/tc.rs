@@ -1,6 +1,6 @@
 //! Time controls and search limits as written on the command line
 //! (`40/60+0.6`, `tc=10+0.1`, `st=0.5`, `nodes=2000`, `depth=6`, `inf`),
-//! and the chess clock that enforces them. Uses nothing else of the crate.
+//! and the chess clock that enforces them.
 
 use std::fmt;
 use std::str::FromStr;

@@ -2,7 +2,6 @@
 //! core), the moves played with their SAN, and the analysis switch. Every
 //! change bumps a version and is announced on the event hub, so several
 //! tabs stay in step. Knows nothing of HTTP; its answers are JSON values.
-//! Uses the engine, the rules core and the match runner's SAN and PGN.
 
 use std::sync::mpsc::Sender;
 use std::sync::Arc;

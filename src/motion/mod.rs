@@ -11,7 +11,6 @@
 //!   legality shortcut, built once when the variant loads.
 //!
 //! Every `match` over motion kinds in the crate is in this file.
-//! Uses geometry and piece.
 
 mod tables;
 #[cfg(test)]

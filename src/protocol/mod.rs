@@ -1,4 +1,4 @@
-//! Text protocols over the engine: UCI and XBoard/CECP v2 (uses engine).
+//! Text protocols over the engine: UCI and XBoard/CECP v2.
 //!
 //! Both are thin line loops. A reader thread turns the input into
 //! [`Event::Line`]s on a channel; the same channel carries search events,

@@ -1,4 +1,4 @@
-//! The UCI loop (uses engine, search limits). Errors are reported on stdout
+//! The UCI loop. Errors are reported on stdout
 //! as `info string error: ...`, so that GUIs and logs show them, and the
 //! previous state is kept.
 

@@ -1,4 +1,4 @@
-//! The XBoard / CECP v2 loop (uses engine). The engine plays a side, thinks
+//! The XBoard / CECP v2 loop. The engine plays a side, thinks
 //! when that side is to move and not in force mode, and answers with
 //! `move X`. Illegal moves get `Illegal move: X`, unknown commands
 //! `Error (unknown command): X`; harmless commands are accepted silently.

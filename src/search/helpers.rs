@@ -1,4 +1,4 @@
-//! What sets the helper threads of a Lazy SMP search apart (uses nothing).
+//! What sets the helper threads of a Lazy SMP search apart.
 //!
 //! Every thread searches the same root and shares the transposition table;
 //! helpers fill it with results the main thread then finds. Were all threads

@@ -1,6 +1,5 @@
 //! Move-ordering statistics the search learns as it goes: quiet history,
-//! capture history, counter moves and continuation histories (uses geometry,
-//! moves, piece).
+//! capture history, counter moves and continuation histories.
 //!
 //! Every table is indexed compactly by the variant's own board and piece
 //! kinds, so a 10x10 board with 15 kinds costs a few MiB, an 8x8 far less.

@@ -1,4 +1,4 @@
-//! Time management: how long one move may take (uses piece, search limits).
+//! Time management: how long one move may take.
 //!
 //! The clock gives a soft limit (when to stop starting new iterations) and a
 //! hard one (when to abort the iteration in progress). Between iterations the

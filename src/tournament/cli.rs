@@ -1,6 +1,5 @@
 //! Command-line front ends for `match` and `random-engine`: clap argument
-//! structs and the functions `main` calls. Uses the runner, openings, time
-//! controls, statistics and the variant registry.
+//! structs and the functions `main` calls.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -2,8 +2,7 @@
 //! (this program's `uci`, as a child process), another engine command (UCI or
 //! XBoard), or with `--random` the random mover. The board is drawn in
 //! text with the variant's letters and hands; moves are typed as UCI text.
-//! Uses the players (engine adapters), the random mover and the rules core,
-//! whose game-end decision ends the game.
+//! The rules core's game-end decision ends the game.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;

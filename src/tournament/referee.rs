@@ -2,8 +2,7 @@
 //! every move is checked, and the game ends by the variant's rules
 //! (checkmate, stalemate, repetition, move rule), by time forfeit, illegal
 //! move, resignation, disconnection, or adjudication after a move limit.
-//! Uses the players (engine adapters), time controls, SAN and the rules
-//! core, whose game-end decision is the arbiter's.
+//! The rules core's game-end decision is the arbiter's.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -3,7 +3,6 @@
 //! own their engine processes, and the collector on the calling thread that
 //! writes PGN as games finish, keeps the statistics, prints a live progress
 //! line, runs the SPRT and stops early when it decides or on a stop request.
-//! Uses every other tournament module.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

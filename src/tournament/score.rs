@@ -1,7 +1,6 @@
 //! `menagerie score`: the match table of games read back from PGN files,
 //! with the match runner's own statistics (W/D/L, Elo, pentanomial pairs,
 //! SPRT). For runs cut short by a time limit, and for several runs pooled.
-//! Uses the PGN reader, the match summary and the statistics.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! Match statistics: W/D/L, score, logistic Elo difference with a 95 %
 //! error margin, likelihood of superiority, pentanomial counts of paired
-//! games and the sequential probability ratio test. Uses nothing else of the crate.
+//! games and the sequential probability ratio test.
 //!
 //! The formulas are those of cutechess-cli and fishtest, written anew:
 //! Elo = -400 log10(1/s - 1) for score s; the margin maps s ± 1.96 standard

@@ -1,5 +1,5 @@
 //! The fit: logistic (Texel) loss over game results, a fitted scale, then
-//! Adam over every weight, on several threads (uses eval).
+//! Adam over every weight, on several threads.
 //!
 //! A position's predicted score for White is `sigmoid(k * eval / 400)`,
 //! compared with the game's result by squared error. `k` is fitted first

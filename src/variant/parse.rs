@@ -2,8 +2,7 @@
 //! comments, `inherit NAME` to start from another variant. Each directive has
 //! its own small handler, listed in [`DIRECTIVES`]. Every error names its
 //! file, line and column and carries a [`VariantErrorKind`]; `check` reports
-//! all of them, not just the first. Uses betza, geometry, piece and the
-//! variant types.
+//! all of them, not just the first.
 
 use std::collections::HashMap;
 use std::fmt;

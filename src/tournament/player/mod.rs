@@ -5,8 +5,9 @@
 //! protocol-neutral [`Player`] that the game loop drives, implemented for UCI
 //! ([`uci`]) and XBoard/CECP ([`xboard`]), the two [`WireProtocol`]s.
 //!
+//! Never panics on engine output.
+//!
 //! [`Engine`]: crate::engine::Engine
-//! Uses variant and the time control module; never panics on engine output.
 
 pub mod uci;
 pub mod xboard;

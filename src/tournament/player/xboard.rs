@@ -2,7 +2,6 @@
 //! features, `new`/`variant`/`force`/`setboard`, `level`/`st`/`sd`/`nps`,
 //! `time`/`otim`, `usermove`, `go`, and `move` replies. The engine is kept in
 //! force mode until its first turn; later the opponent's move starts its search.
-//! Uses the player process and time controls.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};

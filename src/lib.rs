@@ -19,6 +19,7 @@ pub mod gui;
 pub mod motion;
 pub mod movegen;
 pub mod moves;
+pub mod nnue;
 pub mod notation;
 pub mod options;
 pub mod outcome;

@@ -36,6 +36,35 @@ pub struct StateInfo {
     pub mover: Cell,
 }
 
+/// Where a man stands: on a square, or in its owner's hand as the `n`-th
+/// man of its kind (0 first), so that a hand is a list of places too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// On the board.
+    Board(Square),
+    /// In hand: the man's index among those of its kind and colour.
+    Hand(u8),
+}
+
+/// One man entering or leaving a place: what a move changed, for
+/// evaluations kept up to date move by move (a network's accumulators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The man (colour and kind).
+    pub cell: Cell,
+    /// Where.
+    pub place: Place,
+    /// True when the man arrived there, false when it left.
+    pub added: bool,
+}
+
+/// Most changes one move makes: a castling or a swap lifts and puts two
+/// men; a capture in a drop variant adds the captured man to a hand.
+pub const MAX_CHANGES: usize = 8;
+
+/// The changes of the last move made.
+pub type Changes = ArrayVec<Change, MAX_CHANGES>;
+
 /// A position of some variant.
 #[derive(Clone, Debug)]
 pub struct Position {
@@ -52,6 +81,8 @@ pub struct Position {
     pub(crate) history: Vec<StateInfo>,
     /// The board's squares, a1 first.
     pub(crate) board_squares: Arc<[Square]>,
+    /// What the last [`Position::make`] changed (empty after a null move).
+    pub(crate) changes: Changes,
 }
 
 /// The square that means "none" (mailbox padding).
@@ -109,6 +140,13 @@ impl Position {
     pub fn reserve_history(&mut self, plies: usize) {
         self.history.reserve(plies);
     }
+    /// The men the last move (by [`Position::make`]) put down and lifted, on
+    /// the board and in hands; empty after a null move. Unmake leaves it
+    /// as it was: whoever follows the changes keeps their own stack.
+    #[inline]
+    pub fn last_changes(&self) -> &[Change] {
+        &self.changes
+    }
     /// The mailbox (padding cells are [`Cell::OFFBOARD`]).
     #[inline]
     pub(crate) fn board(&self) -> &Board {
@@ -153,6 +191,7 @@ impl Position {
             },
             history: Vec::with_capacity(256),
             board_squares: squares,
+            changes: Changes::new(),
         }
     }
 
@@ -186,6 +225,7 @@ impl Position {
     fn put(&mut self, sq: Square, cell: Cell) {
         self.board[sq.index()] = cell;
         self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+        self.record(Change { cell, place: Place::Board(sq), added: true });
     }
 
     #[inline]
@@ -193,16 +233,31 @@ impl Position {
         let cell = self.board[sq.index()];
         self.board[sq.index()] = Cell::EMPTY;
         self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+        self.record(Change { cell, place: Place::Board(sq), added: false });
         cell
     }
 
+    /// Notes a change of the move being made. A move changes at most
+    /// [`MAX_CHANGES`] places, so the list never overflows.
+    #[inline(always)]
+    fn record(&mut self, change: Change) {
+        debug_assert!(!self.changes.is_full(), "more changes than a move makes");
+        let _ = self.changes.try_push(change);
+    }
+
+    /// Adds one man to (delta 1) or takes one from (delta -1) a hand.
     #[inline]
     fn add_to_hand(&mut self, color: Color, kind: PieceKind, delta: i8) {
         let z = &self.variant.zobrist;
         let count = &mut self.hands[color][kind.index()];
         self.st.hash ^= z.hand(color, kind, *count);
+        let before = *count;
         *count = count.wrapping_add(delta as u8);
         self.st.hash ^= z.hand(color, kind, *count);
+        // The man arriving takes the next index; the one leaving is the last.
+        let added = delta > 0;
+        let index = if added { before } else { before.wrapping_sub(1) };
+        self.record(Change { cell: Cell::piece(color, kind), place: Place::Hand(index), added });
     }
 
     /// A captured man goes to its owner's hand (converted) in drop variants.
@@ -259,6 +314,7 @@ impl Position {
     /// Plays a move (which must be pseudo-legal in this position).
     pub fn make(&mut self, m: Move) {
         self.history.push(self.st);
+        self.changes.clear();
         let us = self.side;
         let z_ep = self.variant.zobrist.ep_file;
         if self.st.ep != NO_SQUARE {
@@ -275,7 +331,10 @@ impl Position {
         let (setup_move, ep_candidate) = self.move_men(m, us, prev_ep_victim);
         self.pass_turn(us, setup_move);
         if let Some((ep, victim)) = ep_candidate {
+            // The e.p. test tries the capture (make and unmake): keep this move's changes.
+            let changes = self.changes.clone();
             self.set_ep_if_capturable(ep, victim);
+            self.changes = changes;
         }
     }
 
@@ -441,6 +500,7 @@ impl Position {
     /// repetition detection never looks across the pass.
     pub fn make_null(&mut self) {
         self.history.push(self.st);
+        self.changes.clear();
         let z = &self.variant.zobrist;
         if self.st.ep != NO_SQUARE {
             self.st.hash ^= z.ep_file[self.st.ep.file() as usize];

@@ -1,0 +1,156 @@
+//! `NAME.nnue` files: a text header of `key value` lines that says what the
+//! network is for and how it was made, an `end` line, then the quantized
+//! weights as little-endian integers (hidden weights and biases `i16`,
+//! output weights `i16`, output bias `i32`).
+//!
+//! ```text
+//! menagerie-nnue 1
+//! variant capablanca
+//! pieces PNBRQKAC
+//! board 10x8
+//! hands no
+//! hidden 256
+//! activation screlu
+//! inputs 1280
+//! data menagerie datagen --variant capablanca ...
+//! train menagerie train --variant capablanca ...
+//! end
+//! ```
+
+use super::network::{Activation, Network, NetworkHeader, MAX_HIDDEN};
+
+/// The first line of every network file.
+const MAGIC: &str = "menagerie-nnue 1";
+/// Longest header accepted, in bytes.
+const MAX_HEADER: usize = 64 * 1024;
+
+/// Why a network file cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// Not a menagerie network.
+    #[error("not a menagerie network file (it must start with {MAGIC:?})")]
+    BadMagic,
+    /// A header line that cannot be read.
+    #[error("bad header line {0:?}")]
+    BadHeader(String),
+    /// A header field that is missing.
+    #[error("the header has no {0:?} line")]
+    MissingField(&'static str),
+    /// Fewer weights than the header promises.
+    #[error("truncated: {expected} bytes of weights expected, {found} found")]
+    Truncated {
+        /// Bytes the header promises.
+        expected: usize,
+        /// Bytes present.
+        found: usize,
+    },
+    /// More bytes than the header promises.
+    #[error("{0} bytes after the weights")]
+    TrailingBytes(usize),
+    /// A network for another piece set or board.
+    #[error("{0}")]
+    WrongVariant(String),
+}
+
+/// The file's bytes for `net`.
+pub fn write(net: &Network) -> Vec<u8> {
+    let h = &net.header;
+    let mut text = String::new();
+    let mut line = |key: &str, value: &str| {
+        text.push_str(key);
+        text.push(' ');
+        // A command never spans lines in the header.
+        text.push_str(&value.replace(['\n', '\r'], " "));
+        text.push('\n');
+    };
+    line("variant", &h.variant);
+    line("pieces", &h.pieces);
+    line("board", &h.board);
+    line("hands", if h.hands { "yes" } else { "no" });
+    line("hidden", &h.hidden.to_string());
+    line("activation", h.activation.name());
+    line("inputs", &net.inputs.to_string());
+    line("data", &h.data_command);
+    line("train", &h.train_command);
+    let mut bytes = format!("{MAGIC}\n{text}end\n").into_bytes();
+    for w in net.hidden_weights.iter().chain(&net.hidden_bias).chain(&net.output_weights) {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    bytes.extend_from_slice(&net.output_bias.to_le_bytes());
+    bytes
+}
+
+/// Reads a network file's bytes.
+pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
+    let end = find_header_end(bytes)?;
+    let text = std::str::from_utf8(&bytes[..end]).map_err(|_| NetworkError::BadMagic)?;
+    let mut lines = text.lines();
+    if lines.next() != Some(MAGIC) {
+        return Err(NetworkError::BadMagic);
+    }
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    for l in lines {
+        let (key, value) = l.split_once(' ').unwrap_or((l, ""));
+        if key.is_empty() {
+            return Err(NetworkError::BadHeader(l.to_string()));
+        }
+        fields.push((key, value.trim()));
+    }
+    let field = |key: &'static str| {
+        fields.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).ok_or(NetworkError::MissingField(key))
+    };
+    let number = |key: &'static str| -> Result<usize, NetworkError> {
+        let v = field(key)?;
+        v.parse().map_err(|_| NetworkError::BadHeader(format!("{key} {v}")))
+    };
+    let hidden = number("hidden")?;
+    if hidden == 0 || hidden > MAX_HIDDEN {
+        return Err(NetworkError::BadHeader(format!("hidden {hidden} (1 to {MAX_HIDDEN})")));
+    }
+    let inputs = number("inputs")?;
+    let activation = field("activation")?;
+    let header = NetworkHeader {
+        variant: field("variant")?.to_string(),
+        pieces: field("pieces")?.to_string(),
+        board: field("board")?.to_string(),
+        hands: match field("hands")? {
+            "yes" => true,
+            "no" => false,
+            other => return Err(NetworkError::BadHeader(format!("hands {other}"))),
+        },
+        hidden,
+        activation: Activation::from_name(activation)
+            .ok_or_else(|| NetworkError::BadHeader(format!("activation {activation}")))?,
+        data_command: field("data").unwrap_or("").to_string(),
+        train_command: field("train").unwrap_or("").to_string(),
+    };
+    let body = &bytes[end + "end\n".len()..];
+    let count16 = inputs
+        .checked_mul(hidden)
+        .and_then(|n| n.checked_add(3 * hidden))
+        .ok_or(NetworkError::BadHeader(format!("inputs {inputs}")))?;
+    let expected = 2 * count16 + 4;
+    if body.len() < expected {
+        return Err(NetworkError::Truncated { expected, found: body.len() });
+    }
+    if body.len() > expected {
+        return Err(NetworkError::TrailingBytes(body.len() - expected));
+    }
+    let mut words = body.chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
+    let mut take = |n: usize| words.by_ref().take(n).collect::<Vec<i16>>();
+    let hidden_weights = take(inputs * hidden);
+    let hidden_bias = take(hidden);
+    let output_weights = take(2 * hidden);
+    let tail = &body[2 * count16..];
+    let output_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    Ok(Network { header, inputs, hidden_weights, hidden_bias, output_weights, output_bias })
+}
+
+/// Where the `end` line starts.
+fn find_header_end(bytes: &[u8]) -> Result<usize, NetworkError> {
+    if !bytes.starts_with(MAGIC.as_bytes()) {
+        return Err(NetworkError::BadMagic);
+    }
+    let window = &bytes[..bytes.len().min(MAX_HEADER)];
+    window.windows(5).position(|w| w == b"\nend\n").map(|i| i + 1).ok_or(NetworkError::MissingField("end"))
+}

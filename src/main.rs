@@ -75,6 +75,8 @@ enum Command {
     Score(menagerie::tournament::score::ScoreArgs),
     /// Learn a variant's evaluation weights from self-play and write NAME.eval.
     Tune(menagerie::tune::TuneArgs),
+    /// Self-play positions with scores and results, to train a network on.
+    Datagen(menagerie::tune::datagen::DatagenArgs),
     /// Serve a board in the browser (play and analyse every variant).
     Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, registry),
         Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
         Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &catalogue),
+        Some(Command::Datagen(args)) => menagerie::tune::datagen::run_datagen_command(&args, &catalogue),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry.clone(), args.seed, args.xboard);

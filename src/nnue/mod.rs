@@ -5,6 +5,7 @@
 //! stored in `NAME.nnue` files ([`file`]).
 
 pub mod accumulator;
+pub mod data;
 pub mod features;
 pub mod file;
 pub mod network;

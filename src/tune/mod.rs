@@ -8,25 +8,23 @@
 //! 3. **write** `NAME.eval`, whose header names the command line. The same
 //!    seed gives the same file.
 
+pub mod datagen;
 pub mod fit;
 pub mod selfplay;
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use crate::catalogue::Catalogue;
-use crate::eval::{write_eval_file, EvalMode, Evaluator};
+use crate::eval::{write_eval_file, EvalMode};
 use crate::position::Position;
-use crate::smp::spawn_search_thread;
 use crate::variant::Variant;
 use fit::{FitPlan, Row};
-use selfplay::{Progress, Sample, SelfPlay};
+use selfplay::{Sample, SelfPlay};
 
 /// `menagerie tune` arguments.
 #[derive(Args, Debug, Clone)]
@@ -108,8 +106,9 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
             threads: args.threads,
             seed: args.seed,
             random_plies: args.random_plies,
+            first_game: 0,
         };
-        let samples = generate_with_progress(&variant, &eval, &plan);
+        let samples = selfplay::generate_with_progress(&variant, &eval, &plan);
         write_samples(&data, &variant, &samples, &command)
             .map_err(|e| format!("cannot write {}: {e}", data.display()))?;
         eprintln!("wrote {} positions to {}", samples.len(), data.display());
@@ -162,38 +161,6 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("wrote {}", out.display());
     Ok(())
-}
-
-/// Self-play with a progress line on stderr (games, positions, ETA).
-fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
-    let progress = Progress::default();
-    let start = Instant::now();
-    let generate = || selfplay::generate(variant, eval, plan, &progress);
-    std::thread::scope(|scope| {
-        // Without a thread to play on, play here, without the progress line.
-        let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
-            return generate();
-        };
-        while !worker.is_finished() {
-            std::thread::sleep(Duration::from_millis(500));
-            let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
-            let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
-            let elapsed = start.elapsed().as_secs_f64();
-            let eta = if done > 0 { elapsed / done as f64 * (plan.games - done) as f64 } else { 0.0 };
-            let width = 30;
-            let filled = done * width / plan.games.max(1);
-            eprint!(
-                "\r[{}{}] games {done}/{}  positions {positions}  ETA {:.0}s   ",
-                "#".repeat(filled),
-                " ".repeat(width - filled),
-                plan.games,
-                eta
-            );
-            let _ = std::io::stderr().flush();
-        }
-        eprintln!();
-        worker.join().unwrap_or_default()
-    })
 }
 
 /// Header of a positions file.

@@ -2,8 +2,10 @@
 //! openings, keeping quiet positions with the game's result and the search's
 //! score.
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::eval::Evaluator;
 use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
@@ -39,6 +41,9 @@ pub struct SelfPlay {
     pub seed: u64,
     /// Random legal moves that open each game.
     pub random_plies: usize,
+    /// The number of the first game: games `first_game..first_game + games`
+    /// are played, so disjoint ranges (shards) make disjoint games.
+    pub first_game: usize,
 }
 
 /// Plies after which a game is scored as a draw.
@@ -77,7 +82,7 @@ pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progr
             if game >= plan.games {
                 break;
             }
-            let samples = play_game(variant, eval, &mut tt, plan, game);
+            let samples = play_game(variant, eval, &mut tt, plan, plan.first_game + game);
             progress.positions.fetch_add(samples.len(), Ordering::Relaxed);
             progress.games.fetch_add(1, Ordering::Relaxed);
             if let Ok(mut results) = results.lock() {
@@ -154,4 +159,36 @@ fn play_game(
         pos.make(best);
     };
     kept.into_iter().map(|(fen, score)| Sample { fen, result, score }).collect()
+}
+
+/// Self-play with a progress line on stderr (games, positions, ETA).
+pub fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
+    let progress = Progress::default();
+    let start = Instant::now();
+    let generate = || generate(variant, eval, plan, &progress);
+    std::thread::scope(|scope| {
+        // Without a thread to play on, play here, without the progress line.
+        let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
+            return generate();
+        };
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(500));
+            let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
+            let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
+            let elapsed = start.elapsed().as_secs_f64();
+            let eta = if done > 0 { elapsed / done as f64 * (plan.games - done) as f64 } else { 0.0 };
+            let width = 30;
+            let filled = done * width / plan.games.max(1);
+            eprint!(
+                "\r[{}{}] games {done}/{}  positions {positions}  ETA {:.0}s   ",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                plan.games,
+                eta
+            );
+            let _ = std::io::stderr().flush();
+        }
+        eprintln!();
+        worker.join().unwrap_or_default()
+    })
 }

@@ -1,0 +1,128 @@
+//! Training data: records round-trip with every input of the position, a
+//! damaged or foreign file is a one-line error, and shards made apart
+//! concatenate into exactly the positions one run makes.
+
+use std::process::Command;
+use std::sync::Arc;
+
+use menagerie::moves::MoveList;
+use menagerie::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record};
+use menagerie::nnue::FeatureSet;
+use menagerie::piece::{Cell, Color};
+use menagerie::position::Position;
+use menagerie::registry::Registry;
+use menagerie::zobrist::SplitMix64;
+
+/// Everything a record holds, comparable: side, score, result (in halves),
+/// men (file, rank, man) and hand (man, count).
+type Contents = (Color, i32, u32, Vec<(u8, u8, Cell)>, Vec<(Cell, u8)>);
+
+fn contents(r: &Record) -> Contents {
+    let men = r.men().map(|(sq, cell)| (sq.file(), sq.rank(), cell)).collect();
+    ((r.side_to_move()), r.score(), (r.result() * 2.0) as u32, men, r.hand().collect())
+}
+
+#[test]
+fn records_hold_every_input_of_their_position() {
+    for name in ["clockwork", "clash5", "relocation", "chess"] {
+        let v = Registry::builtin().get(name).expect("ships");
+        let features = FeatureSet::new(&v);
+        let mut rng = SplitMix64(9);
+        let mut list = MoveList::new();
+        let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
+        let (mut positions, mut bytes) = (Vec::new(), Vec::new());
+        for ply in 0..120 {
+            pos.generate_legal(&mut list);
+            if list.is_empty() || pos.game_end().is_some() {
+                break;
+            }
+            pos.make(list[rng.below(list.len())]);
+            let (score, result) = (ply * 7 - 300, [0.0, 0.5, 1.0][ply as usize % 3]);
+            encode(&pos, score, result, &mut bytes);
+            positions.push((pos.clone(), score, result));
+        }
+        let file = write_block(&DataHeader::new(&v, "test", positions.len()), &bytes);
+        let set = DataSet::read(file, &v).expect("reads back");
+        assert_eq!(set.len(), positions.len(), "{name}");
+        for (i, (pos, score, result)) in positions.iter().enumerate() {
+            let r = set.record(i);
+            assert_eq!((r.side_to_move(), r.score(), r.result()), (pos.side_to_move(), *score, *result), "{name} {i}");
+            for perspective in Color::ALL {
+                let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
+                r.active(&features, perspective, |f| from_record.push(f));
+                features.active(pos, perspective, |f| from_position.push(f));
+                from_record.sort_unstable();
+                from_position.sort_unstable();
+                assert_eq!(from_record, from_position, "{name}: {}", pos.to_fen());
+            }
+        }
+    }
+}
+
+#[test]
+fn damaged_and_foreign_files_are_refused_in_one_line() {
+    let chess = Registry::builtin().get("chess").expect("ships");
+    let pos = Position::startpos(Arc::clone(&chess)).expect("start");
+    let mut bytes = Vec::new();
+    encode(&pos, 20, 0.5, &mut bytes);
+    encode(&pos, 25, 1.0, &mut bytes);
+    let file = write_block(&DataHeader::new(&chess, "test", 2), &bytes);
+
+    let truncated = DataSet::read(file[..file.len() - 3].to_vec(), &chess).expect_err("truncated");
+    assert!(matches!(truncated, DataError::BadRecord { .. }), "{truncated}");
+    assert!(!truncated.to_string().contains('\n'));
+    let garbage = DataSet::read(b"GIF89a".to_vec(), &chess).expect_err("not data");
+    assert_eq!(garbage, DataError::BadMagic(0));
+    let clash = Registry::builtin().get("clash1").expect("ships");
+    let foreign = DataSet::read(file.clone(), &clash).expect_err("chess data is not clash data");
+    assert!(foreign.to_string().contains("PNBRQK on 8x8"), "{foreign}");
+    // A man of a kind the variant lacks.
+    let mut bad = file.clone();
+    let last_man = bad.len() - 2;
+    bad[last_man] = 30;
+    let kind = DataSet::read(bad, &chess);
+    assert!(matches!(kind, Err(DataError::BadRecord { .. })), "{kind:?}");
+}
+
+fn datagen(dir: &std::path::Path, extra: &[&str], out: &str) -> Vec<u8> {
+    let path = dir.join(out);
+    let status = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["datagen", "--variant", "chess", "--games", "4", "--nodes", "300", "--random-plies", "6"])
+        .args(extra)
+        .arg("--out")
+        .arg(&path)
+        .output()
+        .expect("menagerie runs");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    std::fs::read(&path).expect("written")
+}
+
+#[test]
+fn shards_concatenate_into_the_positions_of_one_run() {
+    let dir = std::env::temp_dir().join(format!("menagerie-datagen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let whole = datagen(&dir, &["--threads", "2"], "whole.data");
+    let mut joined = datagen(&dir, &["--shard", "0/2", "--threads", "1"], "a.data");
+    joined.extend(datagen(&dir, &["--shard", "1/2", "--threads", "2"], "b.data"));
+    let chess = Registry::builtin().get("chess").expect("ships");
+    let (whole, joined) =
+        (DataSet::read(whole, &chess).expect("whole"), DataSet::read(joined, &chess).expect("joined"));
+    assert!(whole.len() > 50, "too few positions: {}", whole.len());
+    assert_eq!(joined.headers.len(), 2);
+    assert_eq!(whole.len(), joined.len());
+    for i in 0..whole.len() {
+        assert_eq!(contents(&whole.record(i)), contents(&joined.record(i)), "record {i}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["datagen", "--variant", "chess", "--shard", "2/2"])
+        .output()
+        .expect("menagerie runs");
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("shard 2/2"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

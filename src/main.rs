@@ -77,6 +77,8 @@ enum Command {
     Tune(menagerie::tune::TuneArgs),
     /// Self-play positions with scores and results, to train a network on.
     Datagen(menagerie::tune::datagen::DatagenArgs),
+    /// Train a network on datagen's positions (writes NAME.nnue).
+    Train(menagerie::tune::train::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
     Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
@@ -118,6 +120,7 @@ fn main() -> ExitCode {
         Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
         Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &catalogue),
         Some(Command::Datagen(args)) => menagerie::tune::datagen::run_datagen_command(&args, &catalogue),
+        Some(Command::Train(args)) => menagerie::tune::train::run_train_command(&args, &catalogue),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
             menagerie::tournament::random_engine::run(registry.clone(), args.seed, args.xboard);

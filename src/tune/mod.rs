@@ -11,6 +11,7 @@
 pub mod datagen;
 pub mod fit;
 pub mod selfplay;
+pub mod train;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

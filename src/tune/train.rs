@@ -1,0 +1,454 @@
+//! `menagerie train`: fits a network to training data on the CPU. The loss
+//! is the tuner's: squared error between the network's win probability,
+//! `sigmoid(eval / 400)`, and a blend of the game's result (`--lambda`) and
+//! the search's score through the same curve, for the side to move. Adam
+//! over every weight; each batch is split into a fixed number of chunks,
+//! shared out over the threads, whose gradients are summed in chunk order, so
+//! a seed gives the same network whatever the number of threads. A held-out part of the data (chosen by
+//! the seed) reports the validation loss of each epoch.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::catalogue::Catalogue;
+use crate::nnue::data::{DataSet, Record};
+use crate::nnue::network::{Activation, FloatNetwork, OUTPUT_SCALE};
+use crate::nnue::{file, FeatureSet};
+use crate::piece::Color;
+use crate::variant::Variant;
+use crate::zobrist::SplitMix64;
+
+/// Largest weight magnitude kept: the quantized accumulator stays far from
+/// `i16` limits per row (1.98 * 255 = 505).
+const WEIGHT_CLIP: f32 = 1.98;
+
+/// Chunks of each batch (and of the validation set), whatever the threads:
+/// the sums are then the same in every run of a seed.
+const CHUNKS: usize = 8;
+
+/// `f` of every item, computed on `threads` threads (items dealt out in
+/// turn), returned in item order.
+fn in_parallel<I: Send, R: Send>(items: Vec<I>, threads: usize, f: impl Fn(I) -> R + Sync) -> Vec<R> {
+    let threads = threads.max(1);
+    let mut groups: Vec<Vec<(usize, I)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (k, item) in items.into_iter().enumerate() {
+        groups[k % threads].push((k, item));
+    }
+    let f = &f;
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|group| scope.spawn(move || group.into_iter().map(|(k, item)| (k, f(item))).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    results.sort_by_key(|(k, _)| *k);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainPlan {
+    /// Hidden neurons per perspective.
+    pub hidden: usize,
+    /// Activation of the hidden layer.
+    pub activation: Activation,
+    /// Passes over the training part.
+    pub epochs: usize,
+    /// Positions per gradient step.
+    pub batch: usize,
+    /// Adam's step size.
+    pub rate: f32,
+    /// Weight of the game result in the target (the rest: the search's score).
+    pub lambda: f32,
+    /// Share of the data held out for validation.
+    pub validation: f32,
+    /// Threads.
+    pub threads: usize,
+    /// Seed of the first weights, the split and the order.
+    pub seed: u64,
+}
+
+/// What a training run reports per epoch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochReport {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// Mean loss over the training part (as it was during the epoch).
+    pub train_loss: f64,
+    /// Mean loss over the validation part after the epoch.
+    pub validation_loss: f64,
+}
+
+/// One position's inputs and target, decoded once.
+struct Sample {
+    /// Active inputs of the side to move's perspective, then the other's.
+    inputs: [Vec<u32>; 2],
+    /// Target win probability for the side to move.
+    target: f32,
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn decode(record: &Record, features: &FeatureSet, lambda: f32) -> Sample {
+    let us = record.side_to_move();
+    let mut inputs = [Vec::with_capacity(40), Vec::with_capacity(40)];
+    for (slot, perspective) in [us, !us].into_iter().enumerate() {
+        record.active(features, perspective, |i| inputs[slot].push(i as u32));
+    }
+    let sign = if us == Color::White { 1.0 } else { -1.0 };
+    let result = if us == Color::White { record.result() } else { 1.0 - record.result() };
+    let from_score = sigmoid(sign * record.score() as f32 / OUTPUT_SCALE as f32);
+    Sample { inputs, target: lambda * result + (1.0 - lambda) * from_score }
+}
+
+/// Gradient buffers, one per thread, shaped like the network.
+struct Gradient {
+    hidden_weights: Vec<f32>,
+    hidden_bias: Vec<f32>,
+    output_weights: Vec<f32>,
+    output_bias: f32,
+    loss: f64,
+}
+
+impl Gradient {
+    fn zeros(net: &FloatNetwork) -> Gradient {
+        Gradient {
+            hidden_weights: vec![0.0; net.hidden_weights.len()],
+            hidden_bias: vec![0.0; net.hidden_bias.len()],
+            output_weights: vec![0.0; net.output_weights.len()],
+            output_bias: 0.0,
+            loss: 0.0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.hidden_weights.iter_mut().for_each(|g| *g = 0.0);
+        self.hidden_bias.iter_mut().for_each(|g| *g = 0.0);
+        self.output_weights.iter_mut().for_each(|g| *g = 0.0);
+        self.output_bias = 0.0;
+        self.loss = 0.0;
+    }
+
+    fn add(&mut self, other: &Gradient) {
+        for (a, b) in self.hidden_weights.iter_mut().zip(&other.hidden_weights) {
+            *a += b;
+        }
+        for (a, b) in self.hidden_bias.iter_mut().zip(&other.hidden_bias) {
+            *a += b;
+        }
+        for (a, b) in self.output_weights.iter_mut().zip(&other.output_weights) {
+            *a += b;
+        }
+        self.output_bias += other.output_bias;
+        self.loss += other.loss;
+    }
+}
+
+/// Forward pass: the two accumulators into `acc` and the output.
+fn forward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2]) -> f32 {
+    let h = net.header.hidden;
+    for (side, inputs) in s.inputs.iter().enumerate() {
+        let sums = &mut acc[side];
+        sums.copy_from_slice(&net.hidden_bias);
+        for &i in inputs {
+            let row = &net.hidden_weights[i as usize * h..(i as usize + 1) * h];
+            for (x, w) in sums.iter_mut().zip(row) {
+                *x += w;
+            }
+        }
+    }
+    let act = net.header.activation;
+    let (w_us, w_them) = net.output_weights.split_at(h);
+    let out: f32 = acc[0].iter().zip(w_us).map(|(&x, w)| act.apply(x) * w).sum::<f32>()
+        + acc[1].iter().zip(w_them).map(|(&x, w)| act.apply(x) * w).sum::<f32>();
+    out + net.output_bias
+}
+
+/// Adds one sample's loss gradient to `g`; returns its loss.
+fn backward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2], g: &mut Gradient) -> f32 {
+    let h = net.header.hidden;
+    let out = forward(net, s, acc);
+    let p = sigmoid(out);
+    let error = p - s.target;
+    // d(error²)/d(out) through the sigmoid.
+    let d_out = 2.0 * error * p * (1.0 - p);
+    g.output_bias += d_out;
+    let act = net.header.activation;
+    for (side, inputs) in s.inputs.iter().enumerate() {
+        let w = &net.output_weights[side * h..(side + 1) * h];
+        let gw = &mut g.output_weights[side * h..(side + 1) * h];
+        // Reuse the accumulator for the gradient at the hidden sums.
+        for ((x, &wi), gwi) in acc[side].iter_mut().zip(w).zip(gw.iter_mut()) {
+            *gwi += act.apply(*x) * d_out;
+            let slope = if *x <= 0.0 || *x >= 1.0 {
+                0.0
+            } else {
+                match act {
+                    Activation::ClippedRelu => 1.0,
+                    Activation::SquaredClippedRelu => 2.0 * *x,
+                }
+            };
+            *x = d_out * wi * slope;
+        }
+        for (gb, d) in g.hidden_bias.iter_mut().zip(&acc[side]) {
+            *gb += d;
+        }
+        for &i in inputs {
+            let row = &mut g.hidden_weights[i as usize * h..(i as usize + 1) * h];
+            for (gr, d) in row.iter_mut().zip(&acc[side]) {
+                *gr += d;
+            }
+        }
+    }
+    error * error
+}
+
+/// Adam's moments, shaped like the network.
+struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    step: i32,
+}
+
+impl Adam {
+    fn new(len: usize) -> Adam {
+        Adam { m: vec![0.0; len], v: vec![0.0; len], step: 0 }
+    }
+}
+
+/// Applies one Adam step to every weight from the summed gradient of `count` samples.
+fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, count: usize) {
+    const B1: f32 = 0.9;
+    const B2: f32 = 0.999;
+    const EPS: f32 = 1e-8;
+    adam.step += 1;
+    let (c1, c2) = (1.0 - B1.powi(adam.step), 1.0 - B2.powi(adam.step));
+    let scale = 1.0 / count.max(1) as f32;
+    let params = net
+        .hidden_weights
+        .iter_mut()
+        .chain(net.hidden_bias.iter_mut())
+        .chain(net.output_weights.iter_mut())
+        .chain(std::iter::once(&mut net.output_bias));
+    let grads =
+        g.hidden_weights.iter().chain(&g.hidden_bias).chain(&g.output_weights).chain(std::iter::once(&g.output_bias));
+    for (((w, &gr), m), v) in params.zip(grads).zip(adam.m.iter_mut()).zip(adam.v.iter_mut()) {
+        let gr = gr * scale;
+        *m = B1 * *m + (1.0 - B1) * gr;
+        *v = B2 * *v + (1.0 - B2) * gr * gr;
+        *w -= rate * (*m / c1) / ((*v / c2).sqrt() + EPS);
+        *w = w.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+    }
+}
+
+/// Mean loss of `samples` (in fixed chunks, summed in order).
+fn mean_loss(net: &FloatNetwork, samples: &[Sample], threads: usize) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let h = net.header.hidden;
+    let parts: Vec<&[Sample]> = samples.chunks(samples.len().div_ceil(CHUNKS)).collect();
+    let losses = in_parallel(parts, threads, |part| {
+        let mut acc = [vec![0.0; h], vec![0.0; h]];
+        part.iter()
+            .map(|s| {
+                let e = sigmoid(forward(net, s, &mut acc)) - s.target;
+                f64::from(e * e)
+            })
+            .sum::<f64>()
+    });
+    losses.iter().sum::<f64>() / samples.len() as f64
+}
+
+/// Trains a network for `variant` on `data`; `report` hears each epoch, and
+/// `progress` each batch (epoch, batch, batches).
+pub fn train(
+    variant: &Variant,
+    data: &DataSet,
+    plan: &TrainPlan,
+    mut report: impl FnMut(EpochReport),
+    mut progress: impl FnMut(usize, usize, usize),
+) -> FloatNetwork {
+    let features = FeatureSet::new(variant);
+    let mut rng = SplitMix64(plan.seed);
+    // A fixed shuffle of the records: the validation part is its tail.
+    let mut order: Vec<usize> = (0..data.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let held = ((data.len() as f32 * plan.validation) as usize).min(data.len().saturating_sub(1));
+    let decoded: Vec<Sample> = order.iter().map(|&i| decode(&data.record(i), &features, plan.lambda)).collect();
+    let (train_part, validation_part) = decoded.split_at(decoded.len() - held);
+    let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
+    let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1);
+    let threads = plan.threads.max(1);
+    let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
+    let mut total = Gradient::zeros(&net);
+    let mut batch_order: Vec<usize> = (0..train_part.len()).collect();
+    let h = plan.hidden;
+    for epoch in 1..=plan.epochs {
+        for i in (1..batch_order.len()).rev() {
+            batch_order.swap(i, rng.below(i + 1));
+        }
+        let batches = batch_order.len().div_ceil(plan.batch.max(1));
+        let mut train_loss = 0.0;
+        for (b, batch) in batch_order.chunks(plan.batch.max(1)).enumerate() {
+            let parts: Vec<(&[usize], &mut Gradient)> =
+                batch.chunks(batch.len().div_ceil(CHUNKS)).zip(grads.iter_mut()).collect();
+            let net_ref = &net;
+            let used = parts.len();
+            in_parallel(parts, threads, |(part, g)| {
+                g.clear();
+                let mut acc = [vec![0.0; h], vec![0.0; h]];
+                for &i in part {
+                    g.loss += f64::from(backward(net_ref, &train_part[i], &mut acc, g));
+                }
+            });
+            total.clear();
+            for g in grads.iter().take(used) {
+                total.add(g);
+            }
+            train_loss += total.loss;
+            adam_step(&mut net, &total, &mut adam, plan.rate, batch.len());
+            progress(epoch, b + 1, batches);
+        }
+        report(EpochReport {
+            epoch,
+            train_loss: train_loss / train_part.len().max(1) as f64,
+            validation_loss: mean_loss(&net, validation_part, threads),
+        });
+    }
+    net
+}
+
+/// `menagerie train` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct TrainArgs {
+    /// The variant the data is for.
+    #[arg(long)]
+    pub variant: String,
+    /// Data files from `menagerie datagen` (shards may be given one by one).
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    /// Hidden neurons per perspective.
+    #[arg(long, default_value_t = 128)]
+    pub hidden: usize,
+    /// Activation: crelu or screlu.
+    #[arg(long, default_value = "screlu")]
+    pub activation: String,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 4096)]
+    pub batch: usize,
+    /// Adam's step size.
+    #[arg(long, default_value_t = 0.001)]
+    pub rate: f32,
+    /// Weight of the game result in the target; the rest is the search's score.
+    #[arg(long, default_value_t = 0.3)]
+    pub lambda: f32,
+    /// Share of the positions held out for the validation loss.
+    #[arg(long, default_value_t = 0.05)]
+    pub validation: f32,
+    /// Threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of the first weights, the split and the order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to write the network (default: NAME.nnue).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs `menagerie train`.
+pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> ExitCode {
+    match train_command(args, catalogue) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> {
+    let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
+    let activation = Activation::from_name(&args.activation)
+        .ok_or_else(|| format!("unknown activation '{}' (crelu or screlu)", args.activation))?;
+    if !(1..=crate::nnue::network::MAX_HIDDEN).contains(&args.hidden) {
+        return Err(format!("--hidden must be 1 to {}", crate::nnue::network::MAX_HIDDEN));
+    }
+    if args.epochs == 0 || args.batch == 0 || args.threads == Some(0) {
+        return Err("--epochs, --batch and --threads must be at least 1".to_string());
+    }
+    if !(0.0..=1.0).contains(&args.lambda) || !(0.0..0.5).contains(&args.validation) {
+        return Err("--lambda must be 0 to 1 and --validation 0 to 0.5".to_string());
+    }
+    let mut bytes = Vec::new();
+    for path in &args.data {
+        bytes.extend(std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?);
+    }
+    let data = DataSet::read(bytes, &variant).map_err(|e| format!("bad data: {e}"))?;
+    if data.len() < 2 {
+        return Err("the data holds fewer than two positions".to_string());
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let plan = TrainPlan {
+        hidden: args.hidden,
+        activation,
+        epochs: args.epochs,
+        batch: args.batch,
+        rate: args.rate,
+        lambda: args.lambda,
+        validation: args.validation,
+        threads,
+        seed: args.seed,
+    };
+    eprintln!(
+        "training {} {}x2 ({}) on {} positions, {threads} threads",
+        variant.name,
+        args.hidden,
+        args.activation,
+        data.len()
+    );
+    let start = Instant::now();
+    let mut net = train(
+        &variant,
+        &data,
+        &plan,
+        |r| {
+            eprintln!(
+                "\repoch {:>3}: train loss {:.6}  validation loss {:.6}  ({:.0} s)          ",
+                r.epoch,
+                r.train_loss,
+                r.validation_loss,
+                start.elapsed().as_secs_f64()
+            )
+        },
+        |epoch, batch, batches| {
+            if batch % 8 == 0 || batch == batches {
+                let done = ((epoch - 1) * batches + batch) as f64 / (plan.epochs * batches) as f64;
+                let eta = start.elapsed().as_secs_f64() / done.max(1e-9) * (1.0 - done);
+                eprint!("\r[{:<30}] epoch {epoch}/{}  ETA {eta:.0}s", "#".repeat((done * 30.0) as usize), plan.epochs);
+                let _ = std::io::stderr().flush();
+            }
+        },
+    );
+    let mut commands: Vec<&str> = data.headers.iter().map(|h| h.command.as_str()).collect();
+    commands.dedup();
+    net.header.data_command = commands.join(" + ");
+    net.header.train_command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.nnue", variant.name)));
+    std::fs::write(&out, file::write(&net.quantize())).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("wrote {} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
+    Ok(())
+}

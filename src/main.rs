@@ -207,6 +207,9 @@ fn run_perft(registry: &Registry, request: &PerftRequest) -> ExitCode {
 
 /// `menagerie check FILE`: validates a variant file and prints every error.
 fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
+    if file.extension().is_some_and(|e| e == "nnue") {
+        return check_network(catalogue, file);
+    }
     if let Err(e) = std::fs::read_to_string(file) {
         return fail(format!("cannot read {}: {e}", file.display()));
     }
@@ -225,6 +228,37 @@ fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `menagerie check FILE.nnue`: reads a network and checks it against the
+/// variant its header names.
+fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
+    let bytes = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+    };
+    let net = match menagerie::nnue::file::read(&bytes) {
+        Ok(n) => n,
+        Err(e) => return fail(format!("{}: {e}", file.display())),
+    };
+    let Some(variant) = catalogue.get(&net.header.variant) else {
+        return fail(format!("{}: the network is for '{}', which is not loaded", file.display(), net.header.variant));
+    };
+    if let Err(e) = menagerie::nnue::check_fits(&net, &variant) {
+        return fail(format!("{}: {e}", file.display()));
+    }
+    let h = &net.header;
+    println!(
+        "{}: ok (network for {}: {} inputs, {}x2 {}, data: {}, trained by: {})",
+        file.display(),
+        variant.name,
+        net.inputs,
+        h.hidden,
+        h.activation.name(),
+        if h.data_command.is_empty() { "-" } else { &h.data_command },
+        if h.train_command.is_empty() { "-" } else { &h.train_command },
+    );
+    ExitCode::SUCCESS
 }
 
 fn list_variants(registry: &Registry) -> ExitCode {

@@ -126,3 +126,56 @@ fn shards_concatenate_into_the_positions_of_one_run() {
         String::from_utf8_lossy(&refused.stderr)
     );
 }
+
+/// The documented flow on a user's variant, in miniature: datagen, train,
+/// check; a truncated network is a one-line error.
+#[test]
+fn datagen_train_and_check_a_user_variant() {
+    let dir = std::env::temp_dir().join(format!("menagerie-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let variants = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_menagerie")).arg("--variants").arg(variants).args(args).output().expect("runs")
+    };
+    let (data, net) = (dir.join("centaur.data"), dir.join("centaur.nnue"));
+    let made = run(&[
+        "datagen",
+        "--variant",
+        "centaur",
+        "--games",
+        "4",
+        "--nodes",
+        "200",
+        "--out",
+        data.to_str().expect("utf-8"),
+    ]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let trained = run(&[
+        "train",
+        "--variant",
+        "centaur",
+        "--data",
+        data.to_str().expect("utf-8"),
+        "--hidden",
+        "8",
+        "--epochs",
+        "2",
+        "--batch",
+        "64",
+        "--out",
+        net.to_str().expect("utf-8"),
+    ]);
+    assert!(trained.status.success(), "{}", String::from_utf8_lossy(&trained.stderr));
+    let checked = run(&["check", net.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success() && text.contains("ok (network for centaur"), "{text}");
+    assert!(text.contains("menagerie --variants") && text.contains("datagen"), "the header names the commands: {text}");
+
+    let bytes = std::fs::read(&net).expect("written");
+    std::fs::write(&net, &bytes[..bytes.len() - 7]).expect("truncate");
+    let broken = run(&["check", net.to_str().expect("utf-8")]);
+    let message = String::from_utf8_lossy(&broken.stderr);
+    assert!(!broken.status.success());
+    assert!(message.contains("truncated") && message.trim().lines().count() == 1, "{message}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -415,3 +415,26 @@ fn play_against_random_mover() {
     assert!(text.contains("Engine plays"), "{text}");
     assert!(text.contains("bad move syntax \"bogus\""), "{text}");
 }
+
+#[test]
+fn analyse_prints_multipv_lines_best_first() {
+    // The command of issue 26: line 2 used to come out above line 1.
+    let out = Command::new(BIN)
+        .args(["analyse", "--variant", "clash1", "--depth", "10", "--multipv", "3"])
+        .output()
+        .expect("run analyse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    // ` 1.   +1.15  depth 10  1. d5 f7 ...` (White to move: higher is better).
+    let lines: Vec<(f64, String)> = text
+        .lines()
+        .filter(|l| l.contains("  depth "))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            (words[1].parse().expect("a score in pawns"), words[5].to_string())
+        })
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines.windows(2).all(|w| w[0].0 >= w[1].0), "{text}");
+    assert!(text.contains(&format!("best move: {} (", lines[0].1)), "{text}");
+}

@@ -1801,6 +1801,25 @@ mod tests {
     }
 
     #[test]
+    fn dead_positions_score_as_draws() {
+        // K+B v K: every position below the root is dead, whatever the bishop is worth.
+        let depth = Limits { depth: Some(5), ..Limits::default() };
+        let (r, _) = search("chess", "4k3/8/8/8/8/8/8/B3K3 w - - 0 1", depth.clone());
+        assert_eq!(r.score, Score::Cp(0));
+        // Taking the last pawn with the knight leaves K+N v K: a draw, not a knight up.
+        let (r, pos) = search("chess", "4k3/8/8/8/8/2N5/p7/4K3 w - - 0 1", depth.clone());
+        assert_eq!(r.best.map(|m| pos.move_to_uci(m, false)).as_deref(), Some("c3a2"));
+        assert_eq!(r.score, Score::Cp(0));
+        // The archbishop mates alone: K+A v K plays on, and is won.
+        let (r, _) = search("capablanca", "4k5/10/10/10/10/10/10/A3K5 w - - 0 1", depth);
+        assert!(
+            matches!(r.score, Score::Cp(cp) if cp > 500) || matches!(r.score, Score::Mate(n) if n > 0),
+            "{:?}",
+            r.score
+        );
+    }
+
+    #[test]
     fn node_limit_is_respected() {
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let (r, _) = search("chess", fen, Limits { nodes: Some(5000), ..Limits::default() });

@@ -410,8 +410,9 @@ fn xboard_setboard_after_variant_is_the_start_xboard_learns() {
 
 #[test]
 fn material_evaluation_scores_material_alone() {
-    // A lone knight on d4: the full evaluation adds centralisation and tempo,
-    // the material baseline says exactly the knight's value (320 in chess.var).
+    // A knight on d4 and a pawn on a2 (a lone knight would be a dead
+    // position, scored 0): the full evaluation adds centralisation and tempo,
+    // the material baseline says exactly their values (320 + 100 in chess.var).
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| {
@@ -419,15 +420,15 @@ fn material_evaluation_scores_material_alone() {
     });
     s.expect(5, "uciok", |l| l == "uciok");
     s.send("setoption name Evaluation value material");
-    s.send("position fen 4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
     s.send("go depth 1");
     let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
-    assert!(info.contains(" score cp 320 "), "{info}");
+    assert!(info.contains(" score cp 420 "), "{info}");
     bestmove(&mut s, 10);
     s.send("setoption name Evaluation value full");
     s.send("go depth 1");
     let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
-    assert!(!info.contains(" score cp 320 "), "{info}");
+    assert!(!info.contains(" score cp 420 "), "{info}");
     bestmove(&mut s, 10);
     s.quit("quit");
 }

@@ -483,6 +483,7 @@ impl Position {
         }
         // En passant: accepted after any double step, kept only if a capture is legal.
         pos.st.hash = pos.compute_hash();
+        pos.st.live_men = pos.count_live_men();
         if let Some(ep) = setup.en_passant {
             let victim = ep.offset((!pos.side).forward() as i16 * 16);
             let victim_cell = pos.board[victim.index()];

@@ -34,6 +34,9 @@ pub struct StateInfo {
     pub captured: Cell,
     /// The man that moved (or was dropped) to reach this position.
     pub mover: Cell,
+    /// Men on the board of kinds that no dead-position rule of the variant
+    /// names (pawns, rooks...): while there is one, the position is not dead.
+    pub live_men: u8,
 }
 
 /// Where a man stands: on a square, or in its owner's hand as the `n`-th
@@ -188,6 +191,7 @@ impl Position {
                 setup_pending: 0,
                 captured: Cell::EMPTY,
                 mover: Cell::EMPTY,
+                live_men: 0,
             },
             history: Vec::with_capacity(256),
             board_squares: squares,
@@ -258,6 +262,34 @@ impl Position {
         let added = delta > 0;
         let index = if added { before } else { before.wrapping_sub(1) };
         self.record(Change { cell: Cell::piece(color, kind), place: Place::Hand(index), added });
+    }
+
+    /// True when no dead-position rule names `kind` (see [`StateInfo::live_men`]).
+    #[inline]
+    fn is_live(&self, kind: PieceKind) -> bool {
+        self.variant.end.dead_kinds >> kind.0 & 1 == 0
+    }
+
+    /// Counts the men of live kinds on the board (see [`StateInfo::live_men`]).
+    pub(crate) fn count_live_men(&self) -> u8 {
+        let live = self.board_squares.iter().map(|sq| self.board[sq.index()]);
+        live.filter(|c| c.is_piece() && self.is_live(c.kind())).count() as u8
+    }
+
+    /// A man taken off the board for good (captured): one live man fewer if it was one.
+    #[inline]
+    fn count_removed(&mut self, cell: Cell) {
+        if cell.is_piece() && self.is_live(cell.kind()) {
+            self.st.live_men -= 1;
+        }
+    }
+
+    /// A man that comes onto the board (dropped or promoted to).
+    #[inline]
+    fn count_added(&mut self, kind: PieceKind) {
+        if self.is_live(kind) {
+            self.st.live_men += 1;
+        }
     }
 
     /// A captured man goes to its owner's hand (converted) in drop variants.
@@ -354,8 +386,15 @@ impl Position {
                     self.remove(to);
                     self.captured_to_hand(captured);
                     self.st.captured = captured;
+                    self.count_removed(captured);
                 }
-                let placed = if m.kind() == MoveKind::Promotion { Cell::piece(us, m.piece()) } else { mover };
+                let placed = if m.kind() == MoveKind::Promotion {
+                    self.count_removed(mover);
+                    self.count_added(m.piece());
+                    Cell::piece(us, m.piece())
+                } else {
+                    mover
+                };
                 self.put(to, placed);
                 if Some(mover.kind()) == self.variant.royal {
                     self.kings[us] = to;
@@ -377,6 +416,7 @@ impl Position {
                 let captured = self.remove(prev_ep_victim);
                 self.captured_to_hand(captured);
                 self.st.captured = captured;
+                self.count_removed(captured);
                 self.st.halfmove = 0;
             }
             MoveKind::Castle => {
@@ -392,6 +432,7 @@ impl Position {
             MoveKind::Drop => {
                 self.put(to, Cell::piece(us, m.piece()));
                 self.add_to_hand(us, m.piece(), -1);
+                self.count_added(m.piece());
                 self.st.halfmove = 0;
             }
             MoveKind::Swap => {

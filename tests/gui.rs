@@ -494,3 +494,22 @@ fn read_events(
     }
     seen
 }
+
+#[test]
+fn a_dead_position_ends_the_game_drawn() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    // The king must take the queen: K v K, a dead position.
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess","fen":"7k/8/8/8/8/8/1q6/K7 w - - 0 1"}"#);
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"Kxb2"}"#);
+    assert_eq!(s["result"]["result"], "1/2-1/2", "{s}");
+    assert_eq!(s["result"]["reason"], "Draw by dead position", "{s}");
+    assert!(refused(addr, "POST", "/api/move", r#"{"move":"b2b3"}"#, 400).contains("the game is over"));
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap().to_string();
+    assert!(pgn.contains("[Result \"1/2-1/2\"]") && pgn.contains("{Draw by dead position}"), "{pgn}");
+    // In Clash a fil mates with help: K+F v K plays on.
+    let s = ok(addr, "POST", "/api/new", r#"{"variant":"clash1","fen":"4k5/10/10/10/10/10/10/F9/10/4K5 w - - 0 1"}"#);
+    assert!(s["result"].is_null(), "{s}");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}

@@ -139,6 +139,8 @@ fn xboard_go_on_a_finished_game_answers_the_result() {
         ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "1-0 {White mates}"),
         ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "1/2-1/2 {Stalemate}"),
         ("8/8/8/8/8/6k1/6q1/7K w - - 0 1", "0-1 {Black mates}"),
+        ("8/8/8/8/8/6k1/8/7K w - - 0 1", "1/2-1/2 {Dead position}"),
+        ("8/8/8/8/8/6k1/8/5B1K b - - 0 1", "1/2-1/2 {Dead position}"),
     ] {
         s.send("new");
         s.send("force");
@@ -147,6 +149,37 @@ fn xboard_go_on_a_finished_game_answers_the_result() {
         s.send("ping 1");
         assert_eq!(s.read_until(5, "pong", |l| l == "pong 1"), [result, "pong 1"]);
     }
+    s.quit("quit");
+}
+
+#[test]
+fn a_move_into_a_dead_position_ends_the_game() {
+    // XBoard: the king takes the queen, K v K, and the engine announces the draw.
+    let mut s = Engine::start(&["xboard"]);
+    s.send("protover 2");
+    s.expect(10, "features", |l| l == "feature done=1");
+    for line in ["new", "force", "setboard 7k/8/8/8/8/8/1q6/K7 w - - 0 1", "usermove a1b2", "ping 1"] {
+        s.send(line);
+    }
+    assert_eq!(s.read_until(5, "pong", |l| l == "pong 1"), ["1/2-1/2 {Dead position}", "pong 1"]);
+    // Clash: bishops of both sides on dark squares are dead, on both colours they play on.
+    for line in ["new", "variant clash1", "force", "setboard 4k5/10/10/10/10/10/5b4/10/10/2B1K5 w - - 0 1", "ping 2"] {
+        s.send(line);
+    }
+    let seen = s.read_until(5, "pong", |l| l == "pong 2");
+    assert!(!seen.iter().any(|l| l.starts_with("1/2-1/2")), "{seen:?}");
+    s.send("go");
+    s.send("ping 3");
+    assert_eq!(s.read_until(5, "pong", |l| l == "pong 3"), ["1/2-1/2 {Dead position}", "pong 3"]);
+    s.quit("quit");
+
+    // UCI has no result line: a search of a dead position still names a move, scored 0.
+    let mut s = uci();
+    s.send("position fen 7k/8/8/8/8/8/8/KN6 w - - 0 1");
+    let lines = go(&mut s, "go depth 4");
+    let best = lines.last().and_then(|l| l.split(' ').nth(1)).unwrap_or_default();
+    assert!(!best.is_empty() && best != "0000", "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("info depth 4 ") && l.contains(" score cp 0 ")), "{lines:?}");
     s.quit("quit");
 }
 

@@ -63,6 +63,9 @@ fn replay(registry: &Registry, game: &PgnGame) {
     assert_eq!(game.tag("PlyCount"), Some(game.moves.len().to_string().as_str()));
     let mut list = MoveList::new();
     pos.generate_legal(&mut list);
+    if game.last_comment.as_deref() == Some("Draw by dead position") {
+        assert!(pos.is_dead() && game.result == "1/2-1/2", "not dead: {}", pos.to_fen());
+    }
     let resigned = game.last_comment.as_deref().is_some_and(|c| c.contains("resigns"));
     if game.tag("Termination") == Some("normal") && game.result != "1/2-1/2" && !resigned {
         // Decisive by the rules: the loser is mated.
@@ -414,4 +417,78 @@ fn play_against_random_mover() {
     assert!(text.contains("You play e4 (e2e4)"), "{text}");
     assert!(text.contains("Engine plays"), "{text}");
     assert!(text.contains("bad move syntax \"bogus\""), "{text}");
+}
+
+#[test]
+fn analyse_prints_multipv_lines_best_first() {
+    // The command of issue 26: line 2 used to come out above line 1.
+    let out = Command::new(BIN)
+        .args(["analyse", "--variant", "clash1", "--depth", "10", "--multipv", "3"])
+        .output()
+        .expect("run analyse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    // ` 1.   +1.15  depth 10  1. d5 f7 ...` (White to move: higher is better).
+    let lines: Vec<(f64, String)> = text
+        .lines()
+        .filter(|l| l.contains("  depth "))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            (words[1].parse().expect("a score in pawns"), words[5].to_string())
+        })
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines.windows(2).all(|w| w[0].0 >= w[1].0), "{text}");
+    assert!(text.contains(&format!("best move: {} (", lines[0].1)), "{text}");
+}
+
+#[test]
+fn a_game_reaching_a_dead_position_ends_drawn() {
+    // From each opening every legal move takes the checking queen, into a
+    // dead position: K v K, or K+B v K (the king or the bishop takes).
+    let registry = Registry::builtin();
+    let pgn = temp_pgn("dead");
+    let openings = std::env::temp_dir().join(format!("menagerie-test-{}-dead.epd", std::process::id()));
+    std::fs::write(&openings, "7k/8/8/8/8/8/1q6/K7 w - - 0 1\n7k/8/8/8/8/8/1q6/K1B5 w - - 0 1\n")
+        .expect("write openings");
+    let extra = ["--games", "4", "--tc", "nodes=100", "--openings", openings.to_str().unwrap_or_default()];
+    run_match(&[random(7, false), random(8, true)], &extra, &pgn);
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        replay(&registry, g);
+        assert_eq!(g.moves.len(), 1, "{g:?}");
+        assert_eq!(g.result, "1/2-1/2", "{g:?}");
+        assert_eq!(g.tag("Termination"), Some("normal"), "{g:?}");
+        assert_eq!(g.last_comment.as_deref(), Some("Draw by dead position"), "{g:?}");
+    }
+    // The same against menagerie's own engine over UCI, which still answers with a move.
+    let own = vec![format!("cmd={BIN} uci"), "name=menagerie".to_string()];
+    let pgn2 = temp_pgn("dead-own");
+    run_match(&[own, random(9, false)], &extra, &pgn2);
+    for g in &games_in(&pgn2) {
+        assert_eq!((g.result.as_str(), g.tag("Termination")), ("1/2-1/2", Some("normal")), "{g:?}");
+        assert_eq!(g.last_comment.as_deref(), Some("Draw by dead position"), "{g:?}");
+    }
+    let _ = std::fs::remove_file(&pgn);
+    let _ = std::fs::remove_file(&pgn2);
+    let _ = std::fs::remove_file(&openings);
+}
+
+#[test]
+fn play_announces_a_dead_position() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["play", "--fen", "7k/8/8/8/8/8/1q6/K7 w - - 0 1", "--random"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn play");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"a1b2\n");
+    }
+    let out = child.wait_with_output().expect("wait play");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Draw by dead position (1/2-1/2)"), "{text}");
 }

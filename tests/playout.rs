@@ -1,7 +1,8 @@
 //! Random-playout property tests over every shipped variant (fixed seeds):
 //! unmake restores FEN and hash exactly, the incremental hash equals a fresh
-//! one, FEN and move text round-trip, no legal move leaves the mover's king
-//! attacked, and in drop variants each side keeps 16 men (board + hand).
+//! one (and so does the count of men behind the dead-position test), FEN and
+//! move text round-trip, no legal move leaves the mover's king attacked, and
+//! in drop variants each side keeps 16 men (board + hand).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -33,6 +34,9 @@ fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
             let reparsed = Position::from_fen(variant.clone(), &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
             assert_eq!(reparsed.to_fen(), fen);
             assert_eq!(reparsed.hash(), hash, "{name}: hash of reparsed FEN differs at {fen}");
+            // The incremental count behind the dead-position test agrees with a fresh one.
+            assert_eq!(reparsed.state().live_men, pos.state().live_men, "{name}: live men differ at {fen}");
+            assert_eq!(reparsed.is_dead(), pos.is_dead(), "{name}: dead test differs at {fen}");
 
             let mut list = MoveList::new();
             pos.generate_legal(&mut list);

@@ -410,8 +410,9 @@ fn xboard_setboard_after_variant_is_the_start_xboard_learns() {
 
 #[test]
 fn material_evaluation_scores_material_alone() {
-    // A lone knight on d4: the full evaluation adds centralisation and tempo,
-    // the material baseline says exactly the knight's value (320 in chess.var).
+    // A knight on d4 and a pawn on a2 (a lone knight would be a dead
+    // position, scored 0): the full evaluation adds centralisation and tempo,
+    // the material baseline says exactly their values (320 + 100 in chess.var).
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| {
@@ -419,15 +420,102 @@ fn material_evaluation_scores_material_alone() {
     });
     s.expect(5, "uciok", |l| l == "uciok");
     s.send("setoption name Evaluation value material");
-    s.send("position fen 4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
     s.send("go depth 1");
     let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
-    assert!(info.contains(" score cp 320 "), "{info}");
+    assert!(info.contains(" score cp 420 "), "{info}");
     bestmove(&mut s, 10);
     s.send("setoption name Evaluation value full");
     s.send("go depth 1");
     let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score "));
-    assert!(!info.contains(" score cp 320 "), "{info}");
+    assert!(!info.contains(" score cp 420 "), "{info}");
     bestmove(&mut s, 10);
+    s.quit("quit");
+}
+
+/// One reported line: depth, number among the lines of its depth, score, first move.
+#[derive(Clone, Debug)]
+struct PvLine {
+    depth: u32,
+    multipv: u32,
+    score: i32,
+    mv: String,
+}
+
+/// The lines of one `go`, in blocks of one depth each.
+fn blocks_by_depth(lines: &[PvLine]) -> Vec<Vec<PvLine>> {
+    let mut blocks: Vec<Vec<PvLine>> = Vec::new();
+    for line in lines {
+        match blocks.last_mut() {
+            Some(block) if block[0].depth == line.depth => block.push(line.clone()),
+            _ => blocks.push(vec![line.clone()]),
+        }
+    }
+    blocks
+}
+
+/// Every block numbers its lines 1, 2, 3 and lists them best first.
+fn assert_best_first(blocks: &[Vec<PvLine>], transcript: &str) {
+    assert!(blocks.len() >= 5, "{transcript}");
+    for block in blocks {
+        let numbers: Vec<u32> = block.iter().map(|l| l.multipv).collect();
+        assert_eq!(numbers, [1, 2, 3], "{transcript}");
+        assert!(block.windows(2).all(|w| w[0].score >= w[1].score), "{block:?}\n{transcript}");
+    }
+}
+
+#[test]
+fn multipv_lines_come_best_first_over_uci_and_xboard() {
+    // From the start position a later line outscores an earlier one at
+    // several depths when each line is reported as soon as it is searched.
+    let mut s = Engine::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go depth 7");
+    let seen = s.read_until(60, "bestmove", |l| l.starts_with("bestmove "));
+    let mut lines = Vec::new();
+    for line in &seen {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let field = |name: &str| words.iter().position(|w| *w == name).map(|i| words[i + 1]);
+        if let (Some(depth), Some(multipv), Some("cp"), Some(pv)) =
+            (field("depth"), field("multipv"), field("score"), field("pv"))
+        {
+            let score = words[words.iter().position(|w| *w == "cp").expect("cp") + 1];
+            let (depth, multipv, score) = (depth.parse().unwrap(), multipv.parse().unwrap(), score.parse().unwrap());
+            lines.push(PvLine { depth, multipv, score, mv: pv.to_string() });
+        }
+    }
+    let transcript = seen.join("\n");
+    let blocks = blocks_by_depth(&lines);
+    assert_best_first(&blocks, &transcript);
+    let best = seen.last().and_then(|l| l.split_whitespace().nth(1)).expect("bestmove");
+    assert_eq!(best, blocks.last().expect("a block")[0].mv, "{transcript}");
+    s.quit("quit");
+
+    // XBoard's thinking output: `depth score time nodes pv`, one line per PV.
+    let mut s = Engine::start(&["xboard"]);
+    s.send("xboard");
+    s.send("protover 2");
+    s.expect(5, "done=1", |l| l.contains("done=1"));
+    for line in ["new", "option MultiPV=3", "sd 7", "post", "go"] {
+        s.send(line);
+    }
+    let seen = s.read_until(60, "move", |l| l.starts_with("move "));
+    let mut lines = Vec::new();
+    for line in &seen {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() >= 5 && words[..4].iter().all(|w| w.parse::<i64>().is_ok()) {
+            let depth: u32 = words[0].parse().unwrap();
+            let multipv = lines.iter().filter(|l: &&PvLine| l.depth == depth).count() as u32 + 1;
+            lines.push(PvLine { depth, multipv, score: words[1].parse().unwrap(), mv: words[4].to_string() });
+        }
+    }
+    let transcript = seen.join("\n");
+    let blocks = blocks_by_depth(&lines);
+    assert_best_first(&blocks, &transcript);
+    let played = seen.last().and_then(|l| l.split_whitespace().nth(1)).expect("move");
+    assert_eq!(played, blocks.last().expect("a block")[0].mv, "{transcript}");
     s.quit("quit");
 }

@@ -151,3 +151,45 @@ fn too_many_moves_in_a_fen() {
     let fewer = format!("k9/10/{}10/10/10/10/10/9K b - - 0 1", "MMMMMMMMMM/".repeat(2));
     assert!(menagerie::position::Position::from_fen(clash1, &fewer).is_ok());
 }
+
+#[test]
+fn dead_position_rules_and_their_errors() {
+    let with_minors = format!("{BASE}piece N knight 300 N\npiece B bishop 300 B\n");
+    let reg = Registry::builtin();
+    let v = reg.parse_text("t.var", &format!("{with_minors}dead K v K\ndead KB* v KB*  same-colour\n")).expect("loads");
+    assert_eq!(v.end.dead.len(), 2);
+    let bishop = v.kind_of_letter('B').expect("bishop");
+    let rule = &v.end.dead[1];
+    assert!(rule.same_colour);
+    assert_eq!(rule.sides[0].counts[bishop.index()], 0);
+    assert_eq!(rule.sides[0].more, 1 << bishop.0);
+    for (line, error) in [
+        ("dead KX v K", "t.var:8:7: unknown piece letter 'X'"),
+        ("dead K v Kb", "t.var:8:11: expected upper-case piece letters, found 'b'"),
+        ("dead *K v K", "t.var:8:6: '*' follows a piece letter (KB*: a king and any number of B)"),
+        ("dead KB K", "t.var:8:9: expected 'v' between the two sides, found \"K\""),
+        ("dead KB v", "t.var:8:9: usage: dead MEN v MEN [same-colour] (e.g. dead KB v K), or dead none"),
+        ("dead", "t.var:8:1: usage: dead MEN v MEN [same-colour] (e.g. dead KB v K), or dead none"),
+        ("dead KB v K same-color", "t.var:8:13: expected 'same-colour' or the end of the line, found \"same-color\""),
+        (
+            "dead KB v K same-colour now",
+            "t.var:8:25: usage: dead MEN v MEN [same-colour] (e.g. dead KB v K), or dead none",
+        ),
+        ("dead B v K", "t.var:8:6: each side of a dead position has one royal piece: K exactly once"),
+        ("dead KB v KK*", "t.var:8:11: each side of a dead position has one royal piece: K exactly once"),
+    ] {
+        assert_eq!(first_error(&format!("{with_minors}{line}\n")), error, "{line}");
+    }
+}
+
+#[test]
+fn dead_none_drops_the_inherited_rules() {
+    let reg = Registry::builtin();
+    assert_eq!(reg.get("chess").expect("chess").end.dead.len(), 3);
+    assert_eq!(reg.get("capablanca").expect("capablanca").end.dead.len(), 3, "inherited from chess");
+    assert!(reg.get("clockwork").expect("clockwork").end.dead.is_empty(), "clockwork says dead none");
+    let v = reg.parse_text("t.var", "name t\ninherit chess\ndead none\ndead KN v K\n").expect("loads");
+    assert_eq!(v.end.dead.len(), 1);
+    let knight = v.kind_of_letter('N').expect("knight");
+    assert_eq!(v.end.dead[0].sides[0].counts[knight.index()], 1);
+}

@@ -275,6 +275,7 @@ fn result_line(end: GameEnd) -> &'static str {
         GameEnd::Stalemate => "1/2-1/2 {Stalemate}",
         GameEnd::Repetition { .. } => "1/2-1/2 {Draw by repetition}",
         GameEnd::MoveRule { .. } => "1/2-1/2 {Draw by move rule}",
+        GameEnd::DeadPosition => "1/2-1/2 {Dead position}",
     }
 }
 

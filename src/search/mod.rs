@@ -225,6 +225,20 @@ impl RootMove {
     }
 }
 
+/// Puts the lines of one iteration in order, best first. Each line is
+/// searched in its own window after the lines above it, with the table they
+/// filled, so a later line can score above an earlier one; the lines are
+/// therefore sorted once all are searched. Every finished line's score is
+/// exact: its aspiration loop ends only with the score inside the window, and
+/// a line cut short by a stop (its score a bound) is not among the finished
+/// ones, so bounds are never compared with exact scores (at depth 1, which is
+/// always reported, a line the stop left unsearched has no score yet and
+/// sorts last). The sort is stable: lines of equal score keep the order they
+/// were searched in.
+fn sort_lines(lines: &mut [RootMove]) {
+    lines.sort_by_key(|r| std::cmp::Reverse(r.score));
+}
+
 #[inline]
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {
@@ -1489,8 +1503,9 @@ impl<'a> Search<'a> {
         SearchResult { best: None, ponder: None, score, depth: 0, nodes: 0, time_ms: 0 }
     }
 
-    /// One iteration: each of the `multipv` lines in turn, searched and
-    /// (by the main search) reported.
+    /// One iteration: each of the `multipv` lines in turn, searched; then
+    /// the lines finished at this depth, sorted best first, and (by the main
+    /// search) reported as one block, multipv 1 first.
     fn iteration(
         &mut self,
         root: &mut [RootMove],
@@ -1499,16 +1514,19 @@ impl<'a> Search<'a> {
         progress: &mut Deepening,
         on_event: &mut dyn FnMut(SearchEvent),
     ) {
+        let mut finished = 0;
         for pv_index in 0..multipv {
             self.aspiration_search(root, pv_index, depth, on_event);
             if self.stopped && depth > 1 {
                 break;
             }
-            if self.helper.is_none() {
-                let info = self.pv_info(&root[pv_index], pv_index + 1, depth);
-                if pv_index == 0 {
-                    progress.reported = Some(root[0].mv);
-                }
+            finished = pv_index + 1;
+        }
+        sort_lines(&mut root[..finished]);
+        if self.helper.is_none() && finished > 0 {
+            progress.reported = Some(root[0].mv);
+            for (i, line) in root[..finished].iter().enumerate() {
+                let info = self.pv_info(line, i + 1, depth);
                 on_event(SearchEvent::Pv(info));
             }
         }
@@ -1715,6 +1733,90 @@ mod tests {
         assert!(r.best.is_some());
         assert_eq!(r.depth, 1);
         assert!(r.nodes < 1_000_000, "{} nodes", r.nodes);
+    }
+
+    /// The lines a MultiPV search reports, in blocks of one depth each, and its result.
+    fn multipv_blocks(variant: &str, fen: &str, depth: u32, lines: usize) -> (Vec<Vec<PvInfo>>, SearchResult) {
+        let reg = Registry::builtin();
+        let v = reg.get(variant).expect("variant ships");
+        let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let tt = TranspositionTable::new(4);
+        let control = SearchControl::default();
+        let limits = Limits { depth: Some(depth), multipv: lines, ..Limits::default() };
+        let mut blocks: Vec<Vec<PvInfo>> = Vec::new();
+        let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |event| {
+            if let SearchEvent::Pv(info) = event {
+                match blocks.last_mut() {
+                    Some(block) if block[0].depth == info.depth => block.push(info),
+                    _ => blocks.push(vec![info]),
+                }
+            }
+        });
+        (blocks, result)
+    }
+
+    #[test]
+    fn multipv_lines_come_best_first_in_every_iteration() {
+        // Found by experiment: from the start position, searched line by
+        // line, a later line outscores an earlier one at several depths, and
+        // the lines change places from one iteration to the next.
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let (blocks, result) = multipv_blocks("chess", fen, 7, 3);
+        assert_eq!(blocks.len(), 7, "one block per depth");
+        for block in &blocks {
+            let numbers: Vec<usize> = block.iter().map(|l| l.multipv).collect();
+            assert_eq!(numbers, [1, 2, 3], "depth {}", block[0].depth);
+            let scores: Vec<i32> = block.iter().map(|l| l.raw_score).collect();
+            assert!(scores.windows(2).all(|w| w[0] >= w[1]), "depth {}: {scores:?}", block[0].depth);
+        }
+        let last = blocks.last().expect("a block");
+        assert_eq!(result.best, last[0].pv.first().copied(), "bestmove is line 1's move");
+        assert_eq!(result.score, last[0].score);
+        // The fixture is one where the order changes: some two moves shown
+        // at consecutive depths swap places.
+        let swapped = blocks.windows(2).any(|w| {
+            let heads = |block: &[PvInfo]| block.iter().map(|l| l.pv[0]).collect::<Vec<Move>>();
+            let (before, after) = (heads(&w[0]), heads(&w[1]));
+            let common = |a: &[Move], b: &[Move]| a.iter().copied().filter(|m| b.contains(m)).collect::<Vec<Move>>();
+            common(&before, &after) != common(&after, &before)
+        });
+        assert!(swapped, "the fixture no longer reorders its lines");
+    }
+
+    #[test]
+    fn sorting_lines_is_stable_for_equal_scores() {
+        let line = |from: u8, score: i32| RootMove {
+            mv: Move::new(Square(from), Square(from + 1), MoveKind::Normal, PieceKind(0)),
+            score,
+            previous: -INFINITE,
+            seldepth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
+        let mut lines = vec![line(40, 5), line(50, 20), line(60, 5), line(70, 20)];
+        sort_lines(&mut lines);
+        let order: Vec<(u8, i32)> = lines.iter().map(|l| (l.mv.from().0, l.score)).collect();
+        assert_eq!(order, [(50, 20), (70, 20), (40, 5), (60, 5)]);
+    }
+
+    #[test]
+    fn dead_positions_score_as_draws() {
+        // K+B v K: every position below the root is dead, whatever the bishop is worth.
+        let depth = Limits { depth: Some(5), ..Limits::default() };
+        let (r, _) = search("chess", "4k3/8/8/8/8/8/8/B3K3 w - - 0 1", depth.clone());
+        assert_eq!(r.score, Score::Cp(0));
+        // Taking the last pawn with the knight leaves K+N v K: a draw, not a knight up.
+        let (r, pos) = search("chess", "4k3/8/8/8/8/2N5/p7/4K3 w - - 0 1", depth.clone());
+        assert_eq!(r.best.map(|m| pos.move_to_uci(m, false)).as_deref(), Some("c3a2"));
+        assert_eq!(r.score, Score::Cp(0));
+        // The archbishop mates alone: K+A v K plays on, and is won.
+        let (r, _) = search("capablanca", "4k5/10/10/10/10/10/10/A3K5 w - - 0 1", depth);
+        assert!(
+            matches!(r.score, Score::Cp(cp) if cp > 500) || matches!(r.score, Score::Mate(n) if n > 0),
+            "{:?}",
+            r.score
+        );
     }
 
     #[test]

@@ -149,10 +149,9 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     engine.process.send(&position).map_err(|e| e.to_string())?;
     engine.process.send(&go_command(args)).map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(args.timeout.max(1));
-    let (best, mut lines) = read_lines(&mut engine.process, deadline, &stop)?;
+    let (best, lines) = read_lines(&mut engine.process, deadline, &stop)?;
     let _ = engine.process.send("quit");
     engine.process.shutdown(Duration::from_millis(500));
-    lines.sort_by_key(|l| l.multipv);
     Ok(if args.json { json_report(&pos, &best, &lines) } else { text_report(&pos, &best, &lines) })
 }
 
@@ -201,14 +200,63 @@ fn go_command(args: &AnalyseArgs) -> String {
     go
 }
 
+/// The lines an engine reported, as analyse shows them: the latest block
+/// (the lines since the last multipv-1 line; an engine sends them best
+/// first) and after it the lines of earlier blocks whose first move the
+/// latest block does not show, each with its own depth: a search stopped
+/// inside an iteration reports only the lines it finished at that depth.
+#[derive(Debug, Default)]
+struct ShownLines {
+    latest: Vec<InfoLine>,
+    earlier: Vec<InfoLine>,
+}
+
+impl ShownLines {
+    fn add(&mut self, info: InfoLine) {
+        let slot = self.latest.iter_mut().find(|l| l.multipv == info.multipv);
+        if info.pv.is_empty() {
+            // A score without a line: only the depth its slot reached.
+            if let Some(l) = slot {
+                l.depth = info.depth.max(l.depth);
+                return;
+            }
+        }
+        if info.multipv == Some(1) && !self.latest.is_empty() {
+            self.earlier = self.lines();
+            self.latest.clear();
+        }
+        match self.latest.iter_mut().find(|l| l.multipv == info.multipv) {
+            Some(l) => *l = info,
+            None => self.latest.push(info),
+        }
+    }
+
+    /// The lines to show, numbered from 1: the latest block, then the
+    /// earlier lines of other moves, up to as many lines as were shown.
+    fn lines(&self) -> Vec<InfoLine> {
+        let mut out = self.latest.clone();
+        out.sort_by_key(|l| l.multipv);
+        let slots = out.len().max(self.earlier.len());
+        for line in &self.earlier {
+            if out.len() >= slots {
+                break;
+            }
+            if !out.iter().any(|l| l.pv.first() == line.pv.first()) {
+                out.push(InfoLine { multipv: Some(out.len() as u32 + 1), ..line.clone() });
+            }
+        }
+        out
+    }
+}
+
 /// Reads the engine's reports until `bestmove` (asking it to stop at the
-/// deadline): the best move and the latest line of each MultiPV slot.
+/// deadline): the best move and the lines to show ([`ShownLines`]).
 fn read_lines(
     process: &mut PlayerProcess,
     deadline: Instant,
     stop: &AtomicBool,
 ) -> Result<(String, Vec<InfoLine>), String> {
-    let mut lines: Vec<InfoLine> = Vec::new();
+    let mut lines = ShownLines::default();
     loop {
         let line = match process.read_line(deadline, stop) {
             Ok(l) => l,
@@ -222,17 +270,10 @@ fn read_lines(
             Err(e) => return Err(format!("engine: {e}")),
         };
         if let Some(rest) = line.strip_prefix("bestmove") {
-            return Ok((rest.split_whitespace().next().unwrap_or("(none)").to_string(), lines));
+            return Ok((rest.split_whitespace().next().unwrap_or("(none)").to_string(), lines.lines()));
         }
         if let Some(info) = parse_info_line(&line) {
-            // Keep the latest full report for each MultiPV slot.
-            match lines.iter_mut().find(|l| l.multipv == info.multipv) {
-                Some(l) if info.pv.is_empty() => {
-                    l.depth = info.depth.max(l.depth);
-                }
-                Some(l) => *l = info,
-                None => lines.push(info),
-            }
+            lines.add(info);
         }
     }
 }
@@ -332,6 +373,34 @@ mod tests {
         assert_eq!(score_text(&line, Color::Black), "-0.35");
         let line = InfoLine { mate: Some(2), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::White), "+M2");
+    }
+
+    #[test]
+    fn a_partial_block_comes_first_and_earlier_lines_of_other_moves_follow() {
+        let mut shown = ShownLines::default();
+        for text in [
+            "info depth 9 multipv 1 score cp 40 pv a2a3",
+            "info depth 9 multipv 2 score cp 30 pv b2b3",
+            "info depth 9 multipv 3 score cp 20 pv c2c3",
+            "info depth 10 multipv 1 score cp 35 pv b2b3 b7b6",
+            "info depth 10 multipv 1 score cp 36",
+        ] {
+            shown.add(parse_info_line(text).unwrap());
+        }
+        let lines = shown.lines();
+        let view: Vec<String> =
+            lines.iter().map(|l| format!("{:?} {:?} {:?} {}", l.multipv, l.depth, l.score_cp, l.pv[0])).collect();
+        assert_eq!(
+            view,
+            ["Some(1) Some(10) Some(35) b2b3", "Some(2) Some(9) Some(40) a2a3", "Some(3) Some(9) Some(20) c2c3"]
+        );
+        // A full block replaces everything before it.
+        for text in ["info depth 10 multipv 2 score cp 30 pv c2c3", "info depth 10 multipv 3 score cp 10 pv d2d3"] {
+            shown.add(parse_info_line(text).unwrap());
+        }
+        let lines = shown.lines();
+        let heads: Vec<&str> = lines.iter().map(|l| l.pv[0].as_str()).collect();
+        assert_eq!(heads, ["b2b3", "c2c3", "d2d3"]);
     }
 
     #[test]

@@ -65,6 +65,61 @@ pub struct EndRules {
     pub move_rule: u32,
     /// Kinds whose moves reset the move-rule counter (pawns).
     pub reset_kinds: u32,
+    /// The material with which the position is dead, drawn at once (`dead`).
+    pub dead: Vec<DeadRule>,
+    /// The kinds some dead rule names: while a man of another kind is on
+    /// the board, no position is dead.
+    pub dead_kinds: u32,
+}
+
+/// The men of one side in a dead-position rule: per kind, how many (or at
+/// least how many, for the kinds in `more`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadMen {
+    /// Men per kind.
+    pub counts: [u8; MAX_KINDS],
+    /// Kinds marked `*`: any number beyond `counts`.
+    pub more: u32,
+}
+
+impl DeadMen {
+    /// True when `men` (a side's men per kind) fits.
+    pub fn fits(&self, men: &[u8; MAX_KINDS]) -> bool {
+        self.counts.iter().zip(men).enumerate().all(
+            |(k, (&want, &have))| {
+                if self.more >> k & 1 != 0 {
+                    have >= want
+                } else {
+                    have == want
+                }
+            },
+        )
+    }
+
+    /// The kinds it names.
+    pub fn kinds(&self) -> u32 {
+        self.counts.iter().enumerate().filter(|(_, &n)| n > 0).fold(self.more, |set, (k, _)| set | 1 << k)
+    }
+}
+
+/// A dead position (`dead KB v K`): no sequence of legal moves can mate, so
+/// the game is drawn as soon as the men on the board are exactly these (either
+/// side may hold either half) and no man is in hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadRule {
+    /// The two halves, in the order written.
+    pub sides: [DeadMen; 2],
+    /// Every man but the royal ones must stand on squares of one colour
+    /// (`same-colour`: bishops that never meet the other colour).
+    pub same_colour: bool,
+}
+
+impl DeadRule {
+    /// True when the men of the two colours (per kind) fit the rule's halves, either way round.
+    pub fn fits(&self, white: &[u8; MAX_KINDS], black: &[u8; MAX_KINDS]) -> bool {
+        let [a, b] = &self.sides;
+        (a.fits(white) && b.fits(black)) || (a.fits(black) && b.fits(white))
+    }
 }
 
 /// A fully loaded variant.
@@ -191,7 +246,14 @@ impl Variant {
             drop_forbidden: spec.drop_forbidden,
             setup: spec.setup,
             succession: spec.succession,
-            end: spec.end,
+            end: EndRules {
+                dead_kinds: spec
+                    .end
+                    .dead
+                    .iter()
+                    .fold(0, |set, rule| set | rule.sides[0].kinds() | rule.sides[1].kinds()),
+                ..spec.end
+            },
             xboard_parent: spec.xboard_parent,
             zobrist: Zobrist::new(kinds),
             letter_map,

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::{CastlingRule, EndRules, PieceDef, SetupRule};
+use super::{CastlingRule, DeadMen, DeadRule, EndRules, PieceDef, SetupRule};
 use crate::betza;
 use crate::geometry::{BoardShape, MAX_BOARD_SIDE};
 use crate::piece::{ByColor, Color, PieceKind, MAX_KINDS};
@@ -203,6 +203,8 @@ fn override_key(line: &Line) -> String {
     match line.directive() {
         "promote" | "initial" | "drop-forbid" => head.join(" "),
         "convert" | "xboard-piece" | "draw" => head.iter().take(2).copied().collect::<Vec<_>>().join(" "),
+        // Each dead-position rule stands on its own (`dead none` drops those before it).
+        "dead" => line.tokens.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join(" "),
         d => d.to_string(),
     }
 }
@@ -352,6 +354,7 @@ const DIRECTIVES: &[(&str, Handler)] = &[
     ("setup-opposite-colours", Parser::setup_opposite_colours),
     ("succession", Parser::succession),
     ("draw", Parser::draw),
+    ("dead", Parser::dead),
     ("xboard-parent", Parser::xboard_parent),
     ("xboard-piece", Parser::xboard_piece),
 ];
@@ -364,6 +367,8 @@ struct Parser {
     setup_first: Color,
     setup_opposite: Option<PieceKind>,
     castling_king_takes_rook: bool,
+    /// The line of each rule in `spec.end.dead`, for the check that needs the royal piece.
+    dead_lines: Vec<Line>,
 }
 
 impl Parser {
@@ -388,7 +393,7 @@ impl Parser {
             drop_forbidden: ByColor([[0; MAX_KINDS]; 2]),
             setup: None,
             succession: None,
-            end: EndRules { repetition: 3, move_rule: 50, reset_kinds: 0 },
+            end: EndRules { repetition: 3, move_rule: 50, reset_kinds: 0, dead: Vec::new(), dead_kinds: 0 },
             xboard_parent: None,
         };
         Parser {
@@ -398,6 +403,7 @@ impl Parser {
             setup_first: Color::Black,
             setup_opposite: None,
             castling_king_takes_rook: false,
+            dead_lines: Vec::new(),
         }
     }
 
@@ -448,6 +454,9 @@ impl Parser {
         }
         if self.spec.royal.is_none() {
             errors.push(missing("missing 'royal' (the piece to checkmate)"));
+        }
+        if let Some(royal) = self.spec.royal {
+            errors.extend(self.dead_rules_without_royal(royal));
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -724,6 +733,84 @@ impl Parser {
             _ => return Err(line.usage(1, "draw repetition N | draw move-rule N | draw move-rule-reset LETTERS")),
         }
         Ok(())
+    }
+
+    /// `dead MEN v MEN [same-colour]` (`dead KB v K`, `dead KB* v KB* same-colour`)
+    /// or `dead none`, which drops the rules declared before it (inherited ones).
+    fn dead(&mut self, line: &Line) -> Result<(), VariantError> {
+        const USAGE: &str = "usage: dead MEN v MEN [same-colour] (e.g. dead KB v K), or dead none";
+        let words = line.args().len();
+        if words == 1 && line.word(1) == "none" {
+            self.spec.end.dead.clear();
+            self.dead_lines.clear();
+            return Ok(());
+        }
+        if words >= 2 && line.word(2) != "v" {
+            return Err(line.usage(2, format!("expected 'v' between the two sides, found {:?}", line.word(2))));
+        }
+        if words < 3 {
+            return Err(line.usage(words + 1, USAGE));
+        }
+        let same_colour = match line.word(4) {
+            "" => false,
+            "same-colour" => true,
+            other => {
+                return Err(line.usage(4, format!("expected 'same-colour' or the end of the line, found {other:?}")))
+            }
+        };
+        if words > 4 {
+            return Err(line.usage(5, USAGE));
+        }
+        let sides = [self.dead_men(line, 1)?, self.dead_men(line, 3)?];
+        self.spec.end.dead.push(DeadRule { sides, same_colour });
+        self.dead_lines.push(line.clone());
+        Ok(())
+    }
+
+    /// One side of a dead rule: piece letters, one per man, and `*` after a
+    /// letter for any number of it, none included, as in a regular expression
+    /// (`KB*`: a king and any number of bishops; `KBB*`: at least one).
+    fn dead_men(&self, line: &Line, index: usize) -> Result<DeadMen, VariantError> {
+        let mut men = DeadMen { counts: [0; MAX_KINDS], more: 0 };
+        let mut last: Option<PieceKind> = None;
+        for (offset, c) in line.word(index).chars().enumerate() {
+            // Errors name the letter's own column.
+            let at = |e: VariantError| VariantError { column: e.column + offset, ..e };
+            if c == '*' {
+                let Some(kind) = last.take() else {
+                    return Err(at(line.usage(index, "'*' follows a piece letter (KB*: a king and any number of B)")));
+                };
+                men.counts[kind.index()] -= 1;
+                men.more |= 1 << kind.0;
+                continue;
+            }
+            if !c.is_ascii_uppercase() {
+                return Err(at(line.usage(index, format!("expected upper-case piece letters, found {c:?}"))));
+            }
+            let Some(&kind) = self.letters.get(&c) else {
+                let message = format!("unknown piece letter {c:?}");
+                return Err(at(line.error(VariantErrorKind::UnknownPiece, index, message)));
+            };
+            men.counts[kind.index()] = men.counts[kind.index()].saturating_add(1);
+            last = Some(kind);
+        }
+        Ok(men)
+    }
+
+    /// Each side of a dead rule names the royal piece once, without `*`
+    /// (every position has one royal man a side).
+    fn dead_rules_without_royal(&self, royal: PieceKind) -> Vec<VariantError> {
+        let letter = self.pieces.get(royal.index()).map_or('?', |p| p.letter);
+        let mut errors = Vec::new();
+        for (rule, line) in self.spec.end.dead.iter().zip(&self.dead_lines) {
+            for (side, index) in rule.sides.iter().zip([1, 3]) {
+                if side.counts[royal.index()] != 1 || side.more >> royal.0 & 1 != 0 {
+                    let message = format!("each side of a dead position has one royal piece: {letter} exactly once");
+                    errors.push(line.usage(index, message));
+                }
+            }
+        }
+        errors
     }
 
     /// `xboard-parent NAME`

@@ -152,6 +152,9 @@ pub enum PlayerError {
     /// The engine said something that breaks the protocol.
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The engine does not play what the game needs (the message names it).
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// A running engine process: stdin for commands, a reader thread that

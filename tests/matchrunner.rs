@@ -298,6 +298,25 @@ fn an_engine_that_refuses_a_variant_is_named_with_what_it_offers() {
 }
 
 #[test]
+fn a_missing_engine_command_is_named() {
+    let missing = vec!["cmd=menagerie-no-such-engine --flag".to_string(), "name=ghost".to_string()];
+    let err = failing_match(&[missing, random(1, false)], &["--games", "2", "--tc", "nodes=100"]);
+    assert_eq!(
+        err.trim_end(),
+        "error: engine ghost (menagerie-no-such-engine --flag): cannot start menagerie-no-such-engine: command not found"
+    );
+    // `play` starts its engine the same way.
+    let out = Command::new(BIN)
+        .args(["play", "--engine", "/nonexistent/engine uci"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run play");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end(), "error: engine: cannot start /nonexistent/engine: command not found");
+}
+
+#[test]
 fn openings_file_and_sprt() {
     let registry = Registry::builtin();
     let pgn = temp_pgn("relocation");
@@ -492,4 +511,25 @@ fn play_against_random_mover() {
     assert!(text.contains("You play e4 (e2e4)"), "{text}");
     assert!(text.contains("Engine plays"), "{text}");
     assert!(text.contains("bad move syntax \"bogus\""), "{text}");
+}
+
+/// `play` takes SAN as the board does, and UCI text first.
+#[test]
+fn play_takes_san_and_uci_text() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["play", "--variant", "chess", "--random", "--seed", "5"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn play");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"e4\nNf3\nO-O-O\nd2d3\nBe2\nquit\n");
+    }
+    let out = child.wait_with_output().expect("wait play");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    let played: Vec<&str> = text.lines().filter_map(|l| l.split("Your move: You play ").nth(1)).collect();
+    assert_eq!(played, ["e4 (e2e4)", "Nf3 (g1f3)", "d3 (d2d3)", "Be2 (f1e2)"], "{text}");
+    assert!(text.contains("bad move syntax \"O-O-O\", nor a legal move in SAN; legal moves: "), "{text}");
 }

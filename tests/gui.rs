@@ -151,7 +151,8 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/new", "{}", "missing field"),
         ("POST", "/api/new", r#"{"variant":7}"#, "must be a string"),
         ("POST", "/api/new", r#"{"variant":"shogi"}"#, "unknown variant"),
-        ("POST", "/api/new", r#"{"variant":"chess","fen":"8/8/8 w"}"#, ""),
+        ("POST", "/api/new", r#"{"variant":"chess","fen":"8/8/8 w"}"#, "bad FEN: FEN has 3 ranks, the chess"),
+        ("POST", "/api/new", r#"{"variant":"chess","fen":"k7 w"}"#, "bad FEN: FEN has 1 rank, the chess board has 8"),
         (
             "POST",
             "/api/new",
@@ -177,7 +178,7 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
         ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
-        ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, ""),
+        ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, "bad FEN: "),
         ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];
     for &(method, path, body, expected) in cases {

@@ -175,11 +175,11 @@ fn fen_men_on_ranks_their_variant_never_allows() {
     assert_eq!(
         errors.iter().filter(|l| l.starts_with("info string error")).collect::<Vec<_>>(),
         [
-            "info string error: white pawn on h8 stands on its promotion rank (it must promote there)",
-            "info string error: white pawn on h1 cannot be there: it moves only forward and never stands behind rank 2",
-            "info string error: black pawn on h1 stands on its promotion rank (it must promote there)",
-            "info string error: black pawn on a8 cannot be there: it moves only forward and never stands behind rank 7",
-            "info string error: white pawn on i2 cannot be there: it moves only forward and never stands behind rank 3",
+            "info string error: bad FEN: white pawn on h8 stands on its promotion rank (it must promote there)",
+            "info string error: bad FEN: white pawn on h1 cannot be there: it moves only forward and never stands behind rank 2",
+            "info string error: bad FEN: black pawn on h1 stands on its promotion rank (it must promote there)",
+            "info string error: bad FEN: black pawn on a8 cannot be there: it moves only forward and never stands behind rank 7",
+            "info string error: bad FEN: white pawn on i2 cannot be there: it moves only forward and never stands behind rank 3",
         ]
     );
     // Clockwork drops pawns on the first rank: a pawn there is legal.

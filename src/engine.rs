@@ -38,7 +38,7 @@ pub enum EngineError {
     #[error("unknown variant {0:?}")]
     UnknownVariant(String),
     /// A FEN that does not fit the variant.
-    #[error("{0}")]
+    #[error("bad FEN: {0}")]
     Fen(#[from] FenError),
     /// Move text that is malformed or illegal here.
     #[error("{0}")]

@@ -20,7 +20,7 @@ pub enum FenError {
     #[error("empty FEN")]
     Empty,
     /// Wrong number of ranks.
-    #[error("FEN has {found} ranks, the {variant} board has {expected}")]
+    #[error("FEN has {}, the {variant} board has {expected}", count(*.found, "rank"))]
     RankCount {
         /// Ranks in the FEN.
         found: usize,
@@ -30,7 +30,7 @@ pub enum FenError {
         variant: String,
     },
     /// A rank with the wrong number of squares.
-    #[error("FEN rank {rank} has {found} squares, the board has {expected} files")]
+    #[error("FEN rank {rank} has {}, the board has {}", count(*.found, "square"), count(usize::from(*.expected), "file"))]
     RankWidth {
         /// 1-based rank number.
         rank: usize,
@@ -111,6 +111,15 @@ pub enum FenError {
         /// The move list's capacity.
         capacity: usize,
     },
+}
+
+/// `n` and the noun, plural unless `n` is 1 ("1 rank", "3 ranks").
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Men that promote (pawns) may not stand on their promotion rank, and,

@@ -167,7 +167,7 @@ fn perft_position(registry: &Registry, request: &PerftRequest) -> Result<Positio
         Some(f) => Position::from_fen(v, f),
         None => Position::startpos(v),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| format!("bad FEN: {e}"))?;
     for text in &request.moves {
         let m = pos.parse_move(text).map_err(|e| e.to_string())?;
         pos.make(m);

@@ -37,10 +37,13 @@ fn xboard_says(lines: &[&str], expected: &str) {
 
 #[test]
 fn truncated_fen() {
-    uci_says(&["position fen rnbqkbnr/pppppppp/8/8"], "info string error: FEN has 4 ranks, the chess board has 8");
+    uci_says(
+        &["position fen rnbqkbnr/pppppppp/8/8"],
+        "info string error: bad FEN: FEN has 4 ranks, the chess board has 8",
+    );
     xboard_says(
         &["setboard rnbqkbnr/pppppppp/8/8"],
-        "tellusererror Illegal position: FEN has 4 ranks, the chess board has 8",
+        "tellusererror Illegal position: bad FEN: FEN has 4 ranks, the chess board has 8",
     );
 }
 
@@ -48,7 +51,7 @@ fn truncated_fen() {
 fn fen_with_a_wrong_row_length() {
     uci_says(
         &["position fen rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"],
-        "info string error: FEN rank 7 has 7 squares, the board has 8 files",
+        "info string error: bad FEN: FEN rank 7 has 7 squares, the board has 8 files",
     );
 }
 
@@ -56,7 +59,7 @@ fn fen_with_a_wrong_row_length() {
 fn fen_with_eleven_files() {
     uci_says(
         &["setoption name UCI_Variant value clash1", "position fen 11/10/10/10/10/10/10/10/10/4K5 w - - 0 1"],
-        "info string error: FEN rank 10 has 11 squares, the board has 10 files",
+        "info string error: bad FEN: FEN rank 10 has 11 squares, the board has 10 files",
     );
 }
 
@@ -64,7 +67,7 @@ fn fen_with_eleven_files() {
 fn fen_with_an_unknown_letter() {
     uci_says(
         &["position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1"],
-        "info string error: unknown piece letter 'X' in FEN",
+        "info string error: bad FEN: unknown piece letter 'X' in FEN",
     );
 }
 
@@ -72,7 +75,7 @@ fn fen_with_an_unknown_letter() {
 fn fen_without_a_king() {
     uci_says(
         &["position fen 8/8/8/8/8/8/8/K7 w - - 0 1"],
-        "info string error: black must have exactly one king (found 0)",
+        "info string error: bad FEN: black must have exactly one king (found 0)",
     );
 }
 

@@ -71,6 +71,45 @@ fn bad_fen_is_an_error() {
     );
 }
 
+/// One wording for a bad FEN wherever it is read: `bad FEN: ` and the
+/// reason, with "1 rank" and "1 square" in the singular.
+#[test]
+fn bad_fen_messages_agree_across_commands() {
+    let one_rank = "k7 w - - 0 1";
+    let expected = "bad FEN: FEN has 1 rank, the chess board has 8";
+    for args in [
+        &["perft", "--fen", one_rank, "--depth", "1"][..],
+        &["play", "--random", "--fen", one_rank],
+        &["analyse", "--fen", one_rank, "--depth", "1"],
+    ] {
+        let (ok, _, err) = run(args);
+        assert!(!ok, "{args:?}");
+        assert_eq!(err.trim_end(), format!("error: {expected}"), "{args:?}");
+    }
+    let (ok, _, err) = run(&["perft", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/k w", "--depth", "1"]);
+    assert!(!ok);
+    assert_eq!(err.trim_end(), "error: bad FEN: FEN rank 1 has 1 square, the board has 8 files");
+    for (protocol, command, answer) in [
+        ("uci", format!("position fen {one_rank}"), format!("info string error: {expected}")),
+        ("xboard", format!("setboard {one_rank}"), format!("tellusererror Illegal position: {expected}")),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .arg(protocol)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the engine");
+        let hello = if protocol == "uci" { "uci" } else { "xboard\nprotover 2" };
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            let _ = write!(stdin, "{hello}\n{command}\nquit\n");
+        }
+        let out = child.wait_with_output().expect("the engine ends");
+        let out = String::from_utf8_lossy(&out.stdout);
+        assert!(out.lines().any(|l| l == answer), "{protocol}: {answer:?} not in {out}");
+    }
+}
+
 #[test]
 fn illegal_and_malformed_moves_are_errors() {
     assert_one_line_error(&["perft", "--moves", "e2e5", "--depth", "1"], "illegal move \"e2e5\"");

@@ -4,14 +4,15 @@
 
 mod gui_support;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Once;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use gui_support::{ok, refused, request, request_bytes, start_server};
+use gui_support::{ok, refused, request, request_bytes, request_with, start_server};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -150,7 +151,8 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/new", "{}", "missing field"),
         ("POST", "/api/new", r#"{"variant":7}"#, "must be a string"),
         ("POST", "/api/new", r#"{"variant":"shogi"}"#, "unknown variant"),
-        ("POST", "/api/new", r#"{"variant":"chess","fen":"8/8/8 w"}"#, ""),
+        ("POST", "/api/new", r#"{"variant":"chess","fen":"8/8/8 w"}"#, "bad FEN: FEN has 3 ranks, the chess"),
+        ("POST", "/api/new", r#"{"variant":"chess","fen":"k7 w"}"#, "bad FEN: FEN has 1 rank, the chess board has 8"),
         (
             "POST",
             "/api/new",
@@ -176,7 +178,7 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
         ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
-        ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, ""),
+        ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, "bad FEN: "),
         ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];
     for &(method, path, body, expected) in cases {
@@ -207,6 +209,226 @@ fn refusals_are_one_line_and_keep_the_game() {
     assert!(refused(addr, "POST", "/api/go", r#"{"depth":1}"#, 400).contains("the game is over"));
     assert_eq!(game(addr), over);
     assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+/// A 403 with a one-line JSON error; returns the error.
+fn forbidden(reply: (u16, String, String), what: &str) -> String {
+    let (status, _, body) = reply;
+    assert_eq!(status, 403, "{what}: {body}");
+    let value: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+    let message = value["error"].as_str().expect("an error message").to_string();
+    assert!(message.starts_with("refused: ") && !message.contains('\n'), "{what}: {message:?}");
+    message
+}
+
+#[test]
+fn foreign_pages_and_names_are_refused_and_the_game_kept() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    let port = addr.port();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    let kept = game(addr);
+    let host = format!("Host: {addr}");
+    let json = "Content-Type: application/json".to_string();
+    let new_game = r#"{"variant":"capablanca"}"#;
+    let cases: Vec<(&str, &str, Vec<String>, &str, &str)> = vec![
+        // What a foreign page's form or fetch sends without asking first.
+        ("POST", "/api/new", vec![host.clone(), "Content-Type: text/plain".into()], new_game, "Content-Type"),
+        (
+            "POST",
+            "/api/new",
+            vec![host.clone(), "Content-Type: text/plain".into(), "Origin: http://evil.example".into()],
+            new_game,
+            "evil.example",
+        ),
+        ("POST", "/api/new", vec![host.clone()], new_game, "Content-Type"),
+        ("POST", "/api/new", vec![host.clone(), json.clone(), "Origin: http://evil.example".into()], new_game, "evil"),
+        (
+            "POST",
+            "/api/move",
+            vec![host.clone(), json.clone(), format!("Origin: http://evil.example:{port}")],
+            r#"{"move":"e7e5"}"#,
+            "own page",
+        ),
+        (
+            "POST",
+            "/api/go",
+            vec![host.clone(), json.clone(), "Origin: null".into()],
+            r#"{"depth":2,"play":true}"#,
+            "null",
+        ),
+        ("POST", "/api/undo", vec![host.clone(), json.clone(), format!("Origin: https://{addr}")], "", "own page"),
+        // DNS rebinding: a foreign name that points here.
+        ("POST", "/api/new", vec![format!("Host: evil.example:{port}"), json.clone()], new_game, "evil.example"),
+        ("GET", "/api/state", vec![format!("Host: evil.example:{port}")], "", "not this board's address"),
+        ("GET", "/", vec!["Host: evil.example".into()], "", "not this board's address"),
+        ("POST", "/api/analyse", vec![format!("Host: 127.0.0.1:{}", port ^ 1), json.clone()], "", "address"),
+        ("GET", "/api/events", vec![format!("Host: evil.example:{port}")], "", "address"),
+        ("GET", "/api/events", vec![host.clone(), "Origin: http://evil.example".into()], "", "own page"),
+        ("POST", "/api/new", vec![json.clone()], new_game, "no Host"),
+    ];
+    for (method, path, headers, body, expected) in &cases {
+        let what = format!("{method} {path} {headers:?}");
+        let message = forbidden(request_with(addr, method, path, headers, body), &what);
+        assert!(message.contains(expected), "{what}: {message}");
+        let s = state(addr);
+        assert!(s["thinking"] == false && s["analysing"].is_null(), "{what}: the engine does not think");
+        assert_eq!(game(addr), kept, "{what} kept the game");
+    }
+    // The board's own page (by any of its loopback names) is served and obeyed.
+    for own in [format!("http://{addr}"), format!("http://localhost:{port}")] {
+        let headers = vec![host.clone(), json.clone(), format!("Origin: {own}")];
+        let (status, _, body) = request_with(addr, "POST", "/api/undo", &headers, "");
+        assert_eq!(status, 200, "{own}: {body}");
+        ok(addr, "POST", "/api/move", r#"{"move":"e4"}"#);
+    }
+    let (status, head, body) = request_with(addr, "GET", "/", &[format!("Host: localhost:{port}")], "");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("app.js") && head.contains("X-Frame-Options: DENY"), "{head}");
+    let (status, _, body) = request_with(addr, "GET", "/api/state", &[format!("Host: [::1]:{port}")], "");
+    assert_eq!(status, 200, "{body}");
+    let headers = vec![host.clone(), "Content-Type: application/json; charset=utf-8".into()];
+    let (status, _, body) = request_with(addr, "POST", "/api/new", &headers, new_game);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(state(addr)["variant"], "capablanca");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+/// `menagerie gui` with `args` on a free port, and the address line it printed.
+struct GuiProcess {
+    child: Child,
+    line: String,
+    stderr: Option<thread::JoinHandle<String>>,
+}
+
+impl GuiProcess {
+    fn start(args: &[&str]) -> GuiProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .arg("gui")
+            .args(["--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start menagerie gui");
+        let mut err = child.stderr.take().expect("stderr");
+        let stderr = thread::spawn(move || {
+            let mut text = String::new();
+            let _ = err.read_to_string(&mut text);
+            text
+        });
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("the address line");
+        GuiProcess { child, line, stderr: Some(stderr) }
+    }
+
+    /// The address the line names, and its token.
+    fn address(&self) -> (SocketAddr, Option<String>) {
+        let url = self.line.split_whitespace().nth(2).unwrap_or_else(|| panic!("no address in {:?}", self.line));
+        let rest = url.strip_prefix("http://").expect("an http address");
+        let (authority, path) = rest.split_once('/').expect("a path");
+        let token = path.strip_prefix("?token=").map(str::to_string);
+        (authority.parse().unwrap_or_else(|e| panic!("{authority}: {e}")), token)
+    }
+
+    /// Stops the server; returns what it wrote on stderr.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr.take().map(|h| h.join().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+impl Drop for GuiProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_board_other_machines_can_reach_wants_its_token() {
+    let gui = GuiProcess::start(&["--host", "0.0.0.0"]);
+    let (addr, token) = gui.address();
+    let token = token.unwrap_or_else(|| panic!("a token in {:?}", gui.line));
+    assert!(addr.ip().is_loopback() && token.len() >= 32, "{}", gui.line);
+    let host = format!("Host: {addr}");
+    let json = "Content-Type: application/json".to_string();
+    let with_token = format!("X-Menagerie-Token: {token}");
+    let read = || {
+        let (status, _, body) = request_with(addr, "GET", "/api/state", &[host.clone(), with_token.clone()], "");
+        assert_eq!(status, 200, "{body}");
+        let s: Value = serde_json::from_str(&body).expect("JSON");
+        (s["variant"].clone(), s["fen"].clone(), s["moves"].clone())
+    };
+    let before = read();
+    let new_game = r#"{"variant":"capablanca"}"#;
+    let refusals: Vec<(&str, &str, Vec<String>, &str)> = vec![
+        ("GET", "/api/state", vec![host.clone()], "needs its token"),
+        ("GET", "/", vec![host.clone()], "needs its token"),
+        ("GET", "/api/events", vec![host.clone()], "needs its token"),
+        ("POST", "/api/new", vec![host.clone(), json.clone()], "needs its token"),
+        ("POST", "/api/new", vec![host.clone(), json.clone(), "X-Menagerie-Token: 0123456789abcdef".into()], "token"),
+        ("POST", "/api/new", vec![host.clone(), json.clone(), format!("Cookie: menagerie-token-1={token}")], "token"),
+        ("POST", "/api/new", vec![host.clone(), "Content-Type: text/plain".into(), with_token.clone()], "Content-Type"),
+        (
+            "POST",
+            "/api/new",
+            vec![format!("Host: evil.example:{}", addr.port()), json.clone(), with_token.clone()],
+            "Host",
+        ),
+    ];
+    for (method, path, headers, expected) in &refusals {
+        let what = format!("{method} {path} {headers:?}");
+        let message = forbidden(request_with(addr, method, path, headers, new_game), &what);
+        assert!(message.contains(expected), "{what}: {message}");
+        assert_eq!(read(), before, "{what} kept the game");
+    }
+    // The printed address sets the cookie the page's own requests carry.
+    let (status, head, body) = request_with(addr, "GET", &format!("/?token={token}"), std::slice::from_ref(&host), "");
+    assert_eq!(status, 200, "{body}");
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Set-Cookie: "))
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("a cookie in {head}"))
+        .to_string();
+    assert_eq!(cookie, format!("menagerie-token-{}={token}", addr.port()));
+    let page = vec![host.clone(), json.clone(), format!("Cookie: {cookie}"), format!("Origin: http://{addr}")];
+    let (status, _, body) = request_with(addr, "POST", "/api/new", &page, new_game);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(read().0, "capablanca");
+    // Scripts send the header; any of this machine's IP addresses is its name.
+    let script = vec![format!("Host: 10.1.2.3:{}", addr.port()), json.clone(), with_token.clone()];
+    let (status, _, body) = request_with(addr, "POST", "/api/move", &script, r#"{"move":"e4"}"#);
+    assert_eq!(status, 200, "{body}");
+    let warning = gui.stop();
+    assert!(
+        warning.starts_with(&format!("warning: listening on 0.0.0.0:{}", addr.port())) && warning.contains("token"),
+        "{warning}"
+    );
+}
+
+#[test]
+fn serving_without_the_token_is_a_choice_with_a_warning() {
+    let gui = GuiProcess::start(&["--host", "0.0.0.0", "--no-token"]);
+    let (addr, token) = gui.address();
+    assert_eq!(token, None, "{}", gui.line);
+    let headers = vec![format!("Host: {addr}"), "Content-Type: application/json".to_string()];
+    let (status, _, body) = request_with(addr, "POST", "/api/new", &headers, r#"{"variant":"clash1"}"#);
+    assert_eq!(status, 200, "{body}");
+    let warning = gui.stop();
+    assert!(warning.contains("without a token (--no-token)"), "{warning}");
+
+    // On this machine only (the default), neither a token nor a warning.
+    let gui = GuiProcess::start(&[]);
+    let (addr, token) = gui.address();
+    assert_eq!((addr.ip().to_string(), token), ("127.0.0.1".to_string(), None), "{}", gui.line);
+    let (status, _, body) = request_with(addr, "GET", "/api/state", &[format!("Host: {addr}")], "");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(gui.stop(), "");
 }
 
 #[test]

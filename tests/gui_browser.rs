@@ -21,7 +21,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::require_tool;
-use gui_support::{ok, request, start_server};
+use gui_support::{ok, request, request_with, start_server};
+use menagerie::catalogue::Catalogue;
+use menagerie::gui::access::TokenRule;
+use menagerie::gui::api::App;
+use menagerie::gui::server;
 use serde_json::{json, Value};
 
 /// The first of `names` found on PATH.
@@ -283,6 +287,46 @@ fn clockwork_capture_and_drop_by_clicking() {
         browser.click("input[name=\"mode\"][value=\"none\"]");
         screenshots(&browser, addr, Path::new(&dir));
     }
+}
+
+/// A board that wants a token (as on an address other machines reach): the
+/// page opened at the printed address keeps working by clicks, and follows
+/// a move a script made, through its event stream.
+#[test]
+fn the_page_works_with_its_token() {
+    let Some(browser) = browser_or_skip() else { return };
+    let token = "5e1f0a9b3c7d4e2f8a6b1c0d9e8f7a6b";
+    let app = App::new(Catalogue::builtin()).expect("the shipped variants are playable");
+    let server = server::start_with(std::sync::Arc::new(app), "127.0.0.1", 0, TokenRule::Fixed(token.to_string()))
+        .expect("a free port");
+    let addr = server.addr();
+    let script = |path: &str, body: &str| {
+        let headers = [
+            format!("Host: {addr}"),
+            "Content-Type: application/json".to_string(),
+            format!("X-Menagerie-Token: {token}"),
+        ];
+        let (status, _, text) = request_with(addr, "POST", path, &headers, body);
+        assert_eq!(status, 200, "{path} {body}: {text}");
+    };
+    script("/api/new", r#"{"variant":"chess"}"#);
+    assert_eq!(request(addr, "GET", "/api/state", "").0, 403, "no token, no state");
+    browser.open(&format!("http://{addr}/?token={token}"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    assert_eq!(
+        browser.js("return location.href"),
+        Value::String(format!("http://{addr}/")),
+        "the token leaves the address bar"
+    );
+    browser.click_move("e2", "e4", 1);
+    script("/api/move", r#"{"move":"e5"}"#);
+    browser
+        .wait_for("return document.querySelector('[data-square=\"e5\"]').dataset.piece === 'p'", "the script's move");
+    browser.click_move("g1", "f3", 3);
+    assert_eq!(browser.error_line(), Value::String(String::new()));
+    // A reload (the token now only in the cookie) still draws the game.
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('#moves span').length >= 3", "the game after a reload");
 }
 
 /// The README's pictures.

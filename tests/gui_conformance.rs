@@ -208,11 +208,11 @@ fn fen_men_on_ranks_their_variant_never_allows() {
     assert_eq!(
         errors.iter().filter(|l| l.starts_with("info string error")).collect::<Vec<_>>(),
         [
-            "info string error: white pawn on h8 stands on its promotion rank (it must promote there)",
-            "info string error: white pawn on h1 cannot be there: it moves only forward and never stands behind rank 2",
-            "info string error: black pawn on h1 stands on its promotion rank (it must promote there)",
-            "info string error: black pawn on a8 cannot be there: it moves only forward and never stands behind rank 7",
-            "info string error: white pawn on i2 cannot be there: it moves only forward and never stands behind rank 3",
+            "info string error: bad FEN: white pawn on h8 stands on its promotion rank (it must promote there)",
+            "info string error: bad FEN: white pawn on h1 cannot be there: it moves only forward and never stands behind rank 2",
+            "info string error: bad FEN: black pawn on h1 stands on its promotion rank (it must promote there)",
+            "info string error: bad FEN: black pawn on a8 cannot be there: it moves only forward and never stands behind rank 7",
+            "info string error: bad FEN: white pawn on i2 cannot be there: it moves only forward and never stands behind rank 3",
         ]
     );
     // Clockwork drops pawns on the first rank: a pawn there is legal.
@@ -249,7 +249,7 @@ fn play_plays_menageries_engine_by_default() {
     let said = |lines: &[String], start: &str| lines.iter().find(|l| l.starts_with(start)).cloned().unwrap_or_default();
     assert_eq!(
         said(&lines, "You play"),
-        "You play white against menagerie's engine (depth=3). Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends."
+        "You play white against menagerie's engine (depth=3). Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `quit` ends."
     );
     assert_eq!(said(&lines, "Engine plays"), "Engine plays Ra1# (a8a1)");
     assert!(lines.iter().any(|l| l == "Black mates (0-1)"), "{lines:?}");

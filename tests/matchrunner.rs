@@ -1,6 +1,7 @@
 //! `menagerie match` end to end: broken engines lose with the right
-//! termination, every shipped variant plays over UCI against XBoard and its
-//! PGN replays through the rules core, Ctrl-C stops cleanly, and a
+//! termination, every shipped variant (Clockwork too) plays over UCI against
+//! XBoard and its PGN replays through the rules core, an XBoard engine that
+//! refuses a variant is named with what it offers, Ctrl-C stops cleanly, and a
 //! Capablanca match against Fairy-Max completes (skipped where `fairymax` is
 //! not installed, except under `CI=true`, where that fails).
 
@@ -192,10 +193,6 @@ fn every_variant_uci_against_xboard_replays() {
     let registry = Registry::builtin();
     let engines = protocol_pair();
     for name in registry.names() {
-        if registry.get(&name).is_some_and(|v| v.hands) {
-            // Captured men go back to their owner: not offered over XBoard (see README).
-            continue;
-        }
         let pgn = temp_pgn(&format!("variant-{name}"));
         let out = run_match(
             &engines,
@@ -226,6 +223,100 @@ fn every_variant_uci_against_xboard_replays() {
         }
         let _ = std::fs::remove_file(&pgn);
     }
+}
+
+/// Runs `menagerie match` expecting it to stop with an error; returns stderr.
+fn failing_match(engines: &[Vec<String>], extra: &[&str]) -> String {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("match").arg("--quiet");
+    for e in engines {
+        cmd.arg("--engine").args(e);
+    }
+    let out = cmd.args(extra).output().expect("run menagerie match");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "the match should stop: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// Clockwork over XBoard: menagerie's XBoard engine does not list it (XBoard's
+/// holdings would give captures to the capturer), but plays it when asked by
+/// its own name; the runner asks so (not by its XBoard parent, crazyhouse).
+#[test]
+fn clockwork_over_xboard_under_its_own_name() {
+    let registry = Registry::builtin();
+    let pgn = temp_pgn("clockwork-xboard");
+    let engines = [
+        vec![format!("cmd={BIN} uci"), "name=menagerie-uci".to_string()],
+        vec![format!("cmd={BIN} xboard"), "proto=xboard".to_string(), "name=menagerie-xboard".to_string()],
+    ];
+    let out = run_match(
+        &engines,
+        &["--variant", "clockwork", "--games", "2", "--tc", "nodes=2000", "--random-plies", "2", "--debug"],
+        &pgn,
+    );
+    let traffic = String::from_utf8_lossy(&out.stderr);
+    assert!(traffic.contains("menagerie-xboard < variant clockwork"), "asked by its own name");
+    let bad = |l: &&str| l.contains("< variant crazyhouse") || l.contains("> Error") || l.contains("> Illegal");
+    assert_eq!(traffic.lines().find(bad), None, "not its parent, and no refusal");
+    let games = games_in(&pgn);
+    assert_eq!(games.len(), 2, "{}", String::from_utf8_lossy(&out.stdout));
+    for g in &games {
+        assert_eq!(g.tag("Variant"), Some("clockwork"));
+        let termination = g.tag("Termination").unwrap_or("");
+        assert!(termination == "normal" || termination == "adjudication", "{g:?}");
+        assert!(g.moves.len() > 4, "{g:?}");
+        replay(&registry, g);
+    }
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn an_engine_that_refuses_a_variant_is_named_with_what_it_offers() {
+    let refuser = |arg: &str| {
+        vec![
+            format!("cmd={} {arg}", script("refuses-variants.sh")),
+            "proto=xboard".to_string(),
+            "name=Refuser".to_string(),
+        ]
+    };
+    let tc = ["--games", "2", "--tc", "nodes=100"];
+    for (variant, arg, answer) in [
+        ("clockwork", "", "; it answered \"Error (unsupported variant): clockwork\""),
+        ("clash1", "", "; it answered \"Error (unsupported variant): clash1\""),
+        ("clockwork", "noping", ""),
+    ] {
+        let err = failing_match(&[refuser(arg), random(1, false)], &[&["--variant", variant][..], &tc[..]].concat());
+        assert_eq!(
+            err.trim_end(),
+            format!("error: Refuser does not offer variant {variant} (it offers: normal, capablanca){answer}"),
+            "{variant} {arg}"
+        );
+    }
+    // What it offers plays.
+    let pgn = temp_pgn("refuser-capablanca");
+    run_match(&[refuser(""), random(1, false)], &[&["--variant", "capablanca"][..], &tc[..]].concat(), &pgn);
+    assert_eq!(games_in(&pgn).len(), 2);
+    let _ = std::fs::remove_file(&pgn);
+}
+
+#[test]
+fn a_missing_engine_command_is_named() {
+    let missing = vec!["cmd=menagerie-no-such-engine --flag".to_string(), "name=ghost".to_string()];
+    let err = failing_match(&[missing, random(1, false)], &["--games", "2", "--tc", "nodes=100"]);
+    assert_eq!(
+        err.trim_end(),
+        "error: engine ghost (menagerie-no-such-engine --flag): cannot start menagerie-no-such-engine: command not found"
+    );
+    // `play` starts its engine the same way.
+    let out = Command::new(BIN)
+        .args(["play", "--engine", "/nonexistent/engine uci"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run play");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end(), "error: engine: cannot start /nonexistent/engine: command not found");
 }
 
 #[test]
@@ -374,6 +465,12 @@ fn capablanca_against_fairymax() {
     assert!(summary.contains("Games 20/20"), "{summary}");
     eprintln!("{summary}");
     let _ = std::fs::remove_file(&pgn);
+
+    // Fairy-Max says "not supported" to Clockwork: the match stops, naming it and what it offers.
+    let fm = vec![format!("cmd={fairymax}"), "proto=xboard".to_string(), "name=Fairy-Max".to_string()];
+    let err = failing_match(&[fm, random(7, false)], &["--variant", "clockwork", "--games", "2", "--tc", "nodes=100"]);
+    assert!(err.starts_with("error: Fairy-Max does not offer variant clockwork (it offers: normal, "), "{err}");
+    assert!(err.contains("capablanca") && err.contains("not supported"), "{err}");
 }
 
 #[test]
@@ -491,4 +588,25 @@ fn play_announces_a_dead_position() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("Draw by dead position (1/2-1/2)"), "{text}");
+}
+
+/// `play` takes SAN as the board does, and UCI text first.
+#[test]
+fn play_takes_san_and_uci_text() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(["play", "--variant", "chess", "--random", "--seed", "5"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn play");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"e4\nNf3\nO-O-O\nd2d3\nBe2\nquit\n");
+    }
+    let out = child.wait_with_output().expect("wait play");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    let played: Vec<&str> = text.lines().filter_map(|l| l.split("Your move: You play ").nth(1)).collect();
+    assert_eq!(played, ["e4 (e2e4)", "Nf3 (g1f3)", "d3 (d2d3)", "Be2 (f1e2)"], "{text}");
+    assert!(text.contains("bad move syntax \"O-O-O\", nor a legal move in SAN; legal moves: "), "{text}");
 }

@@ -1,18 +1,22 @@
 //! `menagerie gui`: a board in the browser for every loaded variant. The
 //! engine runs in this process; the page talks to it through a small JSON
 //! API ([`api`]) and server-sent events ([`hub`]), served over HTTP
-//! ([`server`]) with its files built in ([`assets`]).
+//! ([`server`]) with its files built in ([`assets`]), to its own page only
+//! ([`access`]).
 
+pub mod access;
 pub mod api;
 pub mod assets;
 pub mod hub;
 pub mod server;
 pub mod session;
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::catalogue::Catalogue;
+use access::TokenRule;
 
 /// Arguments of `menagerie gui`.
 #[derive(clap::Args, Debug, Clone)]
@@ -26,6 +30,10 @@ pub struct GuiArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     pub open: bool,
+    /// On an address other machines can reach, serve without the token
+    /// (anyone who reaches the port can then drive the board and the engine).
+    #[arg(long)]
+    pub no_token: bool,
 }
 
 /// Serves the page until the process is stopped.
@@ -34,14 +42,40 @@ pub fn run_gui(args: &GuiArgs, catalogue: Catalogue) -> ExitCode {
         eprintln!("error: no loaded variant has a valid start position");
         return ExitCode::FAILURE;
     };
-    let server = match server::start(Arc::new(app), &args.host, args.port) {
+    let rule = if args.no_token { TokenRule::Off } else { TokenRule::Auto };
+    let server = match server::start_with(Arc::new(app), &args.host, args.port, rule) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let url = format!("http://{}/", server.addr());
+    let addr = server.addr();
+    // On every interface, the page is shown at this machine's loopback address.
+    let shown = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::from((Ipv4Addr::LOCALHOST, addr.port())),
+        IpAddr::V6(ip) if ip.is_unspecified() => SocketAddr::from((Ipv6Addr::LOCALHOST, addr.port())),
+        _ => addr,
+    };
+    if !addr.ip().is_loopback() {
+        let elsewhere = if shown == addr {
+            String::new()
+        } else {
+            format!(" (from another machine, use this machine's address in place of {})", shown.ip())
+        };
+        match server.token() {
+            Some(_) => eprintln!(
+                "warning: listening on {addr}, which other machines can reach: the board asks for the token in the address below{elsewhere}"
+            ),
+            None => eprintln!(
+                "warning: listening on {addr} without a token (--no-token): anyone who can reach this port can drive the board and make the engine think{elsewhere}"
+            ),
+        }
+    }
+    let url = match server.token() {
+        Some(token) => format!("http://{shown}/?token={token}"),
+        None => format!("http://{shown}/"),
+    };
     println!("menagerie gui: {url} (Ctrl-C to stop)");
     if args.open {
         open_browser(&url);

@@ -43,7 +43,7 @@ impl From<EngineError> for ApiError {
 
 impl From<FenError> for ApiError {
     fn from(e: FenError) -> ApiError {
-        ApiError(e.to_string())
+        ApiError(format!("bad FEN: {e}"))
     }
 }
 

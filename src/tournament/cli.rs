@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
-use super::player::{Player, PlayerSpec};
+use super::player::{Player, PlayerError, PlayerSpec};
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
 use crate::game::adjudicate::AdjudicationError;
@@ -211,6 +211,8 @@ pub fn run_match_command(args: &MatchArgs, registry: &Registry) -> ExitCode {
         });
         match check {
             Ok(e) => e.quit(),
+            // A refusal names the engine itself.
+            Err(e @ PlayerError::Refused(_)) => return fail(e.to_string()),
             Err(e) => return fail(format!("engine {} ({}): {e}", spec.name, spec.cmd)),
         }
     }

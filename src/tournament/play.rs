@@ -15,7 +15,7 @@ use clap::Args;
 use super::player::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
 use super::random_engine::random_move;
 use crate::game::openings::SplitMix64;
-use crate::game::san::move_to_san;
+use crate::game::san::{move_to_san, parse_san};
 use crate::game::tc::{Clock, TimeControl};
 use crate::moves::MoveList;
 use crate::piece::{Color, PieceKind};
@@ -129,7 +129,7 @@ impl PlaySetup {
 
 /// Who plays against the human: an engine process or the random mover.
 enum Opponent {
-    Engine(Player),
+    Engine(Box<Player>),
     Random(SplitMix64),
 }
 
@@ -149,7 +149,7 @@ impl Opponent {
         let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
         Player::start(&spec, stop, false)
             .and_then(|mut e| e.new_game(&setup.variant, &setup.fen, &setup.tc, stop).map(|_| e))
-            .map(Opponent::Engine)
+            .map(|e| Opponent::Engine(Box::new(e)))
             .map_err(|e| format!("engine: {e}"))
     }
 
@@ -230,10 +230,15 @@ fn human_turn(input: &mut impl Iterator<Item = std::io::Result<String>>, pos: &m
 }
 
 /// Plays `text` for the side to move and records it; false when the game
-/// cannot go on (the engine played an illegal move). A human's illegal move
-/// is answered with the legal ones.
+/// cannot go on (the engine played an illegal move). A human's move is read
+/// as UCI text, else as SAN (as the board takes it); an illegal one is
+/// answered with the legal moves.
 fn play_text(pos: &mut Position, moves: &mut Vec<String>, text: &str, human: bool) -> bool {
-    match pos.parse_move(text) {
+    let parsed = match pos.parse_move(text) {
+        Err(e) if human => parse_san(pos, text).ok_or_else(|| format!("{e}, nor a legal move in SAN")),
+        other => other.map_err(|e| e.to_string()),
+    };
+    match parsed {
         Ok(m) => {
             let san = move_to_san(pos, m);
             let who = if human { "You play" } else { "Engine plays" };
@@ -276,7 +281,7 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     let mut input = std::io::stdin().lock().lines();
     println!("{}", setup.variant.description);
     println!(
-        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4); `moves` lists them, `quit` ends.",
+        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `quit` ends.",
         setup.human.name(),
         Opponent::describe(args)
     );

@@ -135,8 +135,8 @@ pub fn play_game(
 /// The start position with the opening played and recorded (as `book`);
 /// the error is the record's reason.
 fn play_opening(setup: &GameSetup, record: &mut GameRecord) -> Result<Position, String> {
-    let mut pos = Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen)
-        .map_err(|e| format!("bad start position: {e}"))?;
+    let mut pos =
+        Position::from_fen(Arc::clone(&setup.variant), &setup.start_fen).map_err(|e| format!("bad start FEN: {e}"))?;
     for text in &setup.opening {
         let m = pos.parse_move(text).map_err(|_| format!("illegal opening move {text}"))?;
         record.moves.push(make_recorded(&mut pos, m, "book".to_string()));

@@ -2,7 +2,9 @@
 //!
 //! 1. **generate**: games at a fixed node count from seeded random
 //!    openings; quiet positions (not in check, best move not a capture) are
-//!    kept with the game's result and saved, so that a fit can be rerun;
+//!    kept with the game's result and saved with the settings that played
+//!    them, so that a fit can be rerun (a file whose settings differ from
+//!    those a run names is refused, unless `--reuse-data`);
 //! 2. **fit**: logistic (Texel) loss with a fitted scale, Adam over all
 //!    weights ([`fit`]);
 //! 3. **write** `NAME.eval`, whose header names the command line. The same
@@ -33,25 +35,31 @@ pub struct TuneArgs {
     /// The variant to tune.
     #[arg(long)]
     pub variant: String,
-    /// Self-play games to generate.
-    #[arg(long, default_value_t = 2000)]
-    pub games: usize,
-    /// Nodes per move in self-play.
-    #[arg(long, default_value_t = 3000)]
-    pub nodes: u64,
+    /// Self-play games to generate [default: 2000].
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Nodes per move in self-play [default: 3000].
+    #[arg(long)]
+    pub nodes: Option<u64>,
     /// Threads for self-play and the fit.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
-    /// Seed of the random openings.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Random plies that open each game.
-    #[arg(long, default_value_t = 8)]
-    pub random_plies: usize,
+    /// Seed of the random openings [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Random plies that open each game [default: 8].
+    #[arg(long)]
+    pub random_plies: Option<usize>,
     /// Positions file: read if it exists (no games are played), else written
     /// after the games. Default: NAME.positions in the current directory.
+    /// An existing file made with other --games, --nodes, --seed,
+    /// --random-plies or --from-hand than this run names is refused.
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// Fit the --data file as it is, even when it was generated with other
+    /// settings than this run names (or does not record them).
+    #[arg(long)]
+    pub reuse_data: bool,
     /// Where to write the weights. Default: NAME.eval in the current directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -83,9 +91,121 @@ pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
     }
 }
 
+/// The self-play settings a positions file was generated with: what makes
+/// its games (the fit's settings and `--threads` do not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DataSettings {
+    games: usize,
+    nodes: u64,
+    seed: u64,
+    random_plies: usize,
+    from_hand: bool,
+}
+
+impl DataSettings {
+    /// The settings `args` asks for, defaults filled in.
+    fn of(args: &TuneArgs) -> DataSettings {
+        DataSettings {
+            games: args.games.unwrap_or(2000),
+            nodes: args.nodes.unwrap_or(3000),
+            seed: args.seed.unwrap_or(1),
+            random_plies: args.random_plies.unwrap_or(8),
+            from_hand: args.from_hand,
+        }
+    }
+
+    /// As written in a positions file: `--games 8 --nodes 3000 --seed 1 --random-plies 8 [--from-hand]`.
+    fn text(&self) -> String {
+        let hand = if self.from_hand { " --from-hand" } else { "" };
+        format!(
+            "--games {} --nodes {} --seed {} --random-plies {}{hand}",
+            self.games, self.nodes, self.seed, self.random_plies
+        )
+    }
+
+    /// Reads [`DataSettings::text`]; None for anything else.
+    fn parse(text: &str) -> Option<DataSettings> {
+        let (mut games, mut nodes, mut seed, mut random_plies, mut from_hand) = (None, None, None, None, false);
+        let mut words = text.split_whitespace();
+        while let Some(word) = words.next() {
+            match word {
+                "--from-hand" => from_hand = true,
+                "--games" => games = Some(words.next()?.parse().ok()?),
+                "--nodes" => nodes = Some(words.next()?.parse().ok()?),
+                "--seed" => seed = Some(words.next()?.parse().ok()?),
+                "--random-plies" => random_plies = Some(words.next()?.parse().ok()?),
+                _ => return None,
+            }
+        }
+        Some(DataSettings { games: games?, nodes: nodes?, seed: seed?, random_plies: random_plies?, from_hand })
+    }
+
+    /// The settings that `args` names and that differ from these, as
+    /// (these, asked) texts; empty when the file fits the request.
+    fn differences(&self, args: &TuneArgs) -> (Vec<String>, Vec<String>) {
+        let asked = DataSettings::of(args);
+        let mut have = Vec::new();
+        let mut want = Vec::new();
+        let mut compare = |named: bool, name: &str, mine: String, theirs: String| {
+            if named && mine != theirs {
+                have.push(format!("{name} {mine}"));
+                want.push(format!("{name} {theirs}"));
+            }
+        };
+        compare(args.games.is_some(), "--games", self.games.to_string(), asked.games.to_string());
+        compare(args.nodes.is_some(), "--nodes", self.nodes.to_string(), asked.nodes.to_string());
+        compare(args.seed.is_some(), "--seed", self.seed.to_string(), asked.seed.to_string());
+        compare(
+            args.random_plies.is_some(),
+            "--random-plies",
+            self.random_plies.to_string(),
+            asked.random_plies.to_string(),
+        );
+        if args.from_hand && !self.from_hand {
+            have.push("no --from-hand".to_string());
+            want.push("--from-hand".to_string());
+        }
+        (have, want)
+    }
+}
+
+/// Whether the positions file `data`, generated with `recorded` settings
+/// (None: not recorded), may serve this run; the error says why not and
+/// what to do.
+fn check_data(data: &Path, recorded: Option<&DataSettings>, args: &TuneArgs) -> Result<(), String> {
+    if args.reuse_data {
+        return Ok(());
+    }
+    let advice = "remove it (or name another --data file) to play the games, or pass --reuse-data to fit it as it is";
+    let file = data.display();
+    match recorded {
+        Some(settings) => {
+            let (have, want) = settings.differences(args);
+            if have.is_empty() {
+                return Ok(());
+            }
+            Err(format!(
+                "{file} holds positions generated with {} (this run asks for {}): {advice}",
+                have.join(" "),
+                want.join(" ")
+            ))
+        }
+        None if args.games.is_some()
+            || args.nodes.is_some()
+            || args.seed.is_some()
+            || args.random_plies.is_some()
+            || args.from_hand =>
+        {
+            Err(format!("{file} does not record the settings it was generated with: {advice}"))
+        }
+        None => Ok(()),
+    }
+}
+
 fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
-    if args.games == 0 || args.nodes == 0 || args.threads == 0 || args.epochs == 0 {
+    let settings = DataSettings::of(args);
+    if settings.games == 0 || settings.nodes == 0 || args.threads == 0 || args.epochs == 0 {
         return Err("--games, --nodes, --threads and --epochs must be at least 1".to_string());
     }
     if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
@@ -97,20 +217,22 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
     let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
     let (samples, generated_by) = if data.exists() {
-        let (samples, generated_by) = read_samples(&data, &variant)?;
-        eprintln!("read {} positions from {}", samples.len(), data.display());
-        (samples, generated_by)
+        let file = read_samples(&data, &variant)?;
+        check_data(&data, file.settings.as_ref(), args)?;
+        let made = file.settings.map_or("settings not recorded".to_string(), |s| s.text());
+        eprintln!("read {} positions from {} ({made})", file.samples.len(), data.display());
+        (file.samples, file.generated_by)
     } else {
         let plan = SelfPlay {
-            games: args.games,
-            nodes: args.nodes,
+            games: settings.games,
+            nodes: settings.nodes,
             threads: args.threads,
-            seed: args.seed,
-            random_plies: args.random_plies,
+            seed: settings.seed,
+            random_plies: settings.random_plies,
             first_game: 0,
         };
         let samples = selfplay::generate_with_progress(&variant, &eval, &plan);
-        write_samples(&data, &variant, &samples, &command)
+        write_samples(&data, &variant, &samples, &command, &settings)
             .map_err(|e| format!("cannot write {}: {e}", data.display()))?;
         eprintln!("wrote {} positions to {}", samples.len(), data.display());
         (samples, None)
@@ -168,29 +290,53 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
 const DATA_HEADER: &str = "# menagerie tune positions:";
 /// The line of a positions file that names the command that played its games.
 const GENERATED_BY: &str = "# generated by:";
+/// The line of a positions file that gives the settings its games were played with.
+const SETTINGS: &str = "# settings:";
 
-/// Writes samples as `FEN | result | score` lines after a header naming the variant.
-fn write_samples(path: &Path, variant: &Variant, samples: &[Sample], command: &str) -> std::io::Result<()> {
-    let mut text = format!("{DATA_HEADER} {}\n{GENERATED_BY} {command}\n", variant.name);
+/// Writes samples as `FEN | result | score` lines after a header naming the
+/// variant, the command and the settings.
+fn write_samples(
+    path: &Path,
+    variant: &Variant,
+    samples: &[Sample],
+    command: &str,
+    settings: &DataSettings,
+) -> std::io::Result<()> {
+    let mut text =
+        format!("{DATA_HEADER} {}\n{GENERATED_BY} {command}\n{SETTINGS} {}\n", variant.name, settings.text());
     for s in samples {
         let _ = writeln!(text, "{} | {} | {}", s.fen, s.result, s.score);
     }
     std::fs::write(path, text)
 }
 
-/// Reads a positions file written by [`write_samples`] for `variant`, and
-/// the command that generated it, if the file says.
-fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<(Vec<Sample>, Option<String>), String> {
+/// A positions file as read.
+struct DataFile {
+    samples: Vec<Sample>,
+    /// The command that generated it, if the file says.
+    generated_by: Option<String>,
+    /// Its settings, if the file says.
+    settings: Option<DataSettings>,
+}
+
+/// Reads a positions file written by [`write_samples`] for `variant`.
+fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<DataFile, String> {
     let file = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
     let mut samples = Vec::new();
     let mut generated_by = None;
+    let mut settings = None;
     for (number, line) in text.lines().enumerate() {
+        let at = |message: String| format!("{file}:{}: {message}", number + 1);
         if let Some(command) = line.strip_prefix(GENERATED_BY) {
             generated_by = Some(command.trim().to_string());
             continue;
         }
-        let at = |message: String| format!("{file}:{}: {message}", number + 1);
+        if let Some(text) = line.strip_prefix(SETTINGS) {
+            let parsed = DataSettings::parse(text).ok_or_else(|| at(format!("bad settings '{}'", text.trim())))?;
+            settings = Some(parsed);
+            continue;
+        }
         if let Some(name) = line.strip_prefix(DATA_HEADER) {
             if name.trim() != variant.name {
                 return Err(at(format!("positions of '{}', not '{}'", name.trim(), variant.name)));
@@ -210,5 +356,5 @@ fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<(Vec<Sample>, Opt
         Position::from_fen(Arc::clone(variant), fen).map_err(|e| at(format!("bad FEN: {e}")))?;
         samples.push(Sample { fen: fen.to_string(), result, score });
     }
-    Ok((samples, generated_by))
+    Ok(DataFile { samples, generated_by, settings })
 }

@@ -18,6 +18,40 @@ pub fn start_server() -> RunningServer {
     server::start(Arc::new(app), "127.0.0.1", 0).expect("a free port")
 }
 
+/// Sends one request with exactly the header lines given (`Host` and
+/// `Content-Type` included, or left out) and returns the status, the header
+/// block and the body.
+pub fn request_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[String],
+    body: &str,
+) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream.set_read_timeout(Some(Duration::from_secs(120))).expect("timeout");
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for h in headers {
+        head.push_str(&format!("{h}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
+    stream.write_all(head.as_bytes()).expect("send");
+    stream.write_all(body.as_bytes()).expect("send");
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 16384];
+    while !is_complete(&reply) {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => reply.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("no answer to {method} {path}: {e}"),
+        }
+    }
+    let text = String::from_utf8_lossy(&reply);
+    let head = text.split_once("\r\n\r\n").map_or("", |(h, _)| h).to_string();
+    let (status, body) = parse_reply(&reply);
+    (status, head, body)
+}
+
 /// Sends one request and returns the status and body.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
     request_bytes(addr, method, path, body.as_bytes())

@@ -16,6 +16,7 @@ const ui = {
 const $ = (id) => document.getElementById(id);
 
 async function api(method, path, body) {
+  // JSON bodies only: the server refuses other types from anything but GET.
   const options = { method, headers: { "Content-Type": "application/json" } };
   if (body !== undefined) options.body = JSON.stringify(body);
   const response = await fetch(path, options);
@@ -381,6 +382,9 @@ function bind() {
 }
 
 async function start() {
+  // The server keeps the token of the address printed at start in a cookie,
+  // which every request of this page carries: keep it out of the address bar.
+  if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   bind();
   ui.variants = (await call("GET", "/api/variants")) || [];
   $("variant").innerHTML = ui.variants.map((v) => `<option value="${v.name}" title="${v.description}">${v.name}</option>`).join("");

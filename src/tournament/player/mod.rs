@@ -152,6 +152,9 @@ pub enum PlayerError {
     /// The engine said something that breaks the protocol.
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The engine does not play what the game needs (the message names it).
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// A running engine process: stdin for commands, a reader thread that
@@ -161,6 +164,10 @@ pub struct PlayerProcess {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     name: String,
+    /// The command line it was started with.
+    cmd: String,
+    /// True once it has written a line.
+    heard: bool,
     /// Print every line sent and received on stderr.
     pub debug: bool,
 }
@@ -206,7 +213,15 @@ impl PlayerProcess {
             let _ = child.wait();
             return Err(PlayerError::Start(format!("reader thread: {e}")));
         }
-        Ok(PlayerProcess { child, stdin, lines: rx, name: name.to_string(), debug: false })
+        Ok(PlayerProcess {
+            child,
+            stdin,
+            lines: rx,
+            name: name.to_string(),
+            cmd: cmd.to_string(),
+            heard: false,
+            debug: false,
+        })
     }
 
     /// Sends one line.
@@ -227,7 +242,14 @@ impl PlayerProcess {
         // Give a dying process a moment so that its exit status can be told.
         for _ in 0..20 {
             if let Ok(Some(status)) = self.child.try_wait() {
-                return PlayerError::Disconnected(status.to_string());
+                // The shell's answer for a program it could not find or run,
+                // from a process that never said a word.
+                let program = program_of(&self.cmd);
+                return match status.code() {
+                    Some(127) if !self.heard => PlayerError::Start(format!("{program}: command not found")),
+                    Some(126) if !self.heard => PlayerError::Start(format!("{program}: not an executable program")),
+                    _ => PlayerError::Disconnected(status.to_string()),
+                };
             }
             thread::sleep(Duration::from_millis(5));
         }
@@ -247,6 +269,7 @@ impl PlayerProcess {
             let slice = (deadline - now).min(Duration::from_millis(50));
             match self.lines.recv_timeout(slice) {
                 Ok(line) => {
+                    self.heard = true;
                     if self.debug {
                         eprintln!("{} > {line}", self.name);
                     }
@@ -291,6 +314,12 @@ impl fmt::Debug for PlayerProcess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerProcess({})", self.name)
     }
+}
+
+/// The program a shell command line runs: its first word, unquoted.
+fn program_of(cmd: &str) -> String {
+    let word = cmd.split_whitespace().next().unwrap_or(cmd);
+    word.trim_matches(['\'', '"']).to_string()
 }
 
 /// An engine's answer to "your move".
@@ -417,7 +446,15 @@ mod tests {
         assert_eq!(line, "hello");
         assert_eq!(p.read_line(Instant::now() + Duration::from_millis(100), &stop), Err(PlayerError::Timeout));
         p.shutdown(Duration::from_secs(2));
-        let mut p = PlayerProcess::spawn("exit", "exit 3", None).unwrap();
+        let mut p = PlayerProcess::spawn("exit", "sh -c 'exit 3'", None).unwrap();
+        let r = p.read_line(Instant::now() + Duration::from_secs(5), &stop);
+        assert!(matches!(r, Err(PlayerError::Disconnected(_))), "{r:?}");
+        let mut p = PlayerProcess::spawn("none", "'menagerie-no-such-engine' uci", None).unwrap();
+        let r = p.read_line(Instant::now() + Duration::from_secs(5), &stop).unwrap_err().to_string();
+        assert_eq!(r, "cannot start menagerie-no-such-engine: command not found");
+        // An engine that talked, then exits 127 itself, just disconnected.
+        let mut p = PlayerProcess::spawn("talks", "sh -c 'echo hello; exit 127'", None).unwrap();
+        assert_eq!(p.read_line(Instant::now() + Duration::from_secs(5), &stop), Ok("hello".to_string()));
         let r = p.read_line(Instant::now() + Duration::from_secs(5), &stop);
         assert!(matches!(r, Err(PlayerError::Disconnected(_))), "{r:?}");
     }

@@ -86,10 +86,39 @@ pub fn parse_features(line: &str) -> Vec<(String, String)> {
     out
 }
 
+/// What `new_game` sends to choose the variant.
+enum VariantRequest {
+    /// No `variant` command: XBoard's `normal` chess.
+    Plain,
+    /// `variant NAME`, a name the engine offers.
+    Name(String),
+    /// `variant NAME` for a name the engine does not list; its answer decides.
+    Ask(String),
+}
+
+/// The XBoard parent of `variant` where an engine plays the variant by the
+/// parent's rules (from the start position the runner sets up): never for
+/// a variant with hands (XBoard's holdings give captures to the capturer,
+/// Clockwork gives them back to their owner), nor `fairy` (XBoard's name for
+/// whatever game the engine defines itself).
+fn stand_in(variant: &Variant) -> Option<&str> {
+    variant.xboard_parent.as_deref().filter(|p| !variant.hands && *p != "fairy")
+}
+
+/// True for an engine's line that refuses the command before it
+/// (`Error (...)`, `Illegal ...`, `tellusererror`, "not supported"...).
+fn refuses(line: &str) -> bool {
+    let line = line.trim().to_ascii_lowercase();
+    ["error", "illegal", "tellusererror"].iter().any(|p| line.starts_with(p))
+        || ["not supported", "unsupported", "unknown variant"].iter().any(|p| line.contains(p))
+}
+
 /// An XBoard engine after the feature exchange.
 #[derive(Debug)]
 pub struct XboardPlayer {
     pub(crate) process: PlayerProcess,
+    /// The name the match gives it.
+    name: String,
     /// What the engine supports.
     pub features: Features,
     user_options: Vec<(String, String)>,
@@ -156,6 +185,7 @@ impl XboardPlayer {
         }
         Ok(XboardPlayer {
             process,
+            name: spec.name.clone(),
             features,
             user_options: spec.options.clone(),
             forced: true,
@@ -183,19 +213,58 @@ impl XboardPlayer {
         }
     }
 
-    /// The name to send with `variant` (the variant's own, or its XBoard parent).
-    fn variant_name(&self, variant: &Variant) -> Option<String> {
+    /// How to ask for a game of `variant`: by its own name when the engine
+    /// offers it (or offers no list); by its XBoard parent when the parent
+    /// stands in for it ([`stand_in`]) and is offered; else by its own name
+    /// anyway, to be confirmed, since an engine may play variants it does
+    /// not list (menagerie's own lists no variant with hands, for XBoard's
+    /// sake, and plays Clockwork).
+    fn variant_request(&self, variant: &Variant) -> Result<VariantRequest, PlayerError> {
         let offered = |n: &str| self.features.variants.iter().any(|v| v == n);
         if variant.name == "chess" {
-            return None;
+            return Ok(VariantRequest::Plain);
         }
-        if offered(&variant.name) || self.features.variants.is_empty() {
-            return Some(variant.name.clone());
+        if self.features.variants.is_empty() || offered(&variant.name) {
+            return Ok(VariantRequest::Name(variant.name.clone()));
         }
-        match &variant.xboard_parent {
-            Some(p) if p == "normal" => None,
-            Some(p) => Some(p.clone()),
-            None => Some(variant.name.clone()),
+        match stand_in(variant) {
+            Some("normal") => return Ok(VariantRequest::Plain),
+            Some(parent) if offered(parent) => return Ok(VariantRequest::Name(parent.to_string())),
+            _ => {}
+        }
+        if !self.features.ping {
+            // Without `ping` there is no telling when an answer is complete.
+            return Err(self.refusal(&variant.name, None));
+        }
+        Ok(VariantRequest::Ask(variant.name.clone()))
+    }
+
+    /// The error for an engine that does not play `name`.
+    fn refusal(&self, name: &str, answer: Option<&str>) -> PlayerError {
+        let said = answer.map_or(String::new(), |a| format!("; it answered {a:?}"));
+        PlayerError::Refused(format!(
+            "{} does not offer variant {name} (it offers: {}){said}",
+            self.name,
+            self.features.variants.join(", ")
+        ))
+    }
+
+    /// After `variant NAME` for a variant the engine does not list: `ping`,
+    /// and a refusal among the lines before `pong` is the engine's no.
+    fn confirm_variant(&mut self, name: &str, stop: &AtomicBool) -> Result<(), PlayerError> {
+        self.ping_id += 1;
+        let id = self.ping_id;
+        self.process.send(&format!("ping {id}"))?;
+        let deadline = Instant::now() + FEATURE_WAIT_LONG;
+        loop {
+            let line = self.process.read_line(deadline, stop)?;
+            let mut t = line.split_whitespace();
+            if t.next() == Some("pong") && t.next() == Some(&id.to_string()) {
+                return Ok(());
+            }
+            if refuses(&line) {
+                return Err(self.refusal(name, Some(line.trim())));
+            }
         }
     }
 
@@ -207,13 +276,16 @@ impl XboardPlayer {
         tc: &TimeControl,
         stop: &AtomicBool,
     ) -> Result<(), PlayerError> {
+        let request = self.variant_request(variant)?;
         self.process.send("new")?;
         self.shape = variant.shape;
-        if let Some(name) = self.variant_name(variant) {
-            if !self.features.variants.is_empty() && !self.features.variants.contains(&name) {
-                return Err(PlayerError::Protocol(format!("engine does not offer variant {name}")));
+        match &request {
+            VariantRequest::Plain => {}
+            VariantRequest::Name(name) => self.process.send(&format!("variant {name}"))?,
+            VariantRequest::Ask(name) => {
+                self.process.send(&format!("variant {name}"))?;
+                self.confirm_variant(name, stop)?;
             }
-            self.process.send(&format!("variant {name}"))?;
         }
         self.process.send("force")?;
         let options = self.user_options.clone();
@@ -395,5 +467,21 @@ mod tests {
         assert_eq!(parse_features("feature"), vec![]);
         assert_eq!(parse_features(r#"feature a="unterminated"#), vec![("a".to_string(), "unterminated".to_string())]);
         assert_eq!(parse_features("feature x y=2"), vec![("y".to_string(), "2".to_string())]);
+    }
+
+    #[test]
+    fn refusals_and_stand_ins() {
+        for line in ["telluser variant clockwork not supported", "Error (unsupported variant): clockwork", "Illegal"] {
+            assert!(refuses(line), "{line}");
+        }
+        for line in ["pong 1", "setup (PNBRQ) 8x8+5_crazyhouse", "telluser hello", "# variant clockwork"] {
+            assert!(!refuses(line), "{line}");
+        }
+        let registry = crate::registry::Registry::builtin();
+        let parent = |name: &str| stand_in(&registry.get(name).expect("a shipped variant")).map(str::to_string);
+        assert_eq!(parent("relocation").as_deref(), Some("caparandom"));
+        assert_eq!(parent("chess").as_deref(), Some("normal"));
+        assert_eq!(parent("clockwork"), None, "crazyhouse gives captures to the capturer");
+        assert_eq!(parent("clash1"), None, "fairy is the engine's own game");
     }
 }

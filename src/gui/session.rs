@@ -12,7 +12,7 @@ use super::hub::Hub;
 use crate::catalogue::Catalogue;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::fen::FenError;
-use crate::game::pgn::{read_pgn, write_game, PgnContext};
+use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
 use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
 use crate::game::san::{move_to_san, parse_san};
 use crate::game::tc::TimeControl;
@@ -309,26 +309,10 @@ impl Session {
         if game.moves.len() > MAX_IMPORTED_MOVES {
             return refuse(format!("the game has over {MAX_IMPORTED_MOVES} moves"));
         }
-        let name = game.tag("Variant").unwrap_or("chess").to_lowercase();
-        let Some(v) = self.engine.registry().get(&name) else {
-            return refuse(format!("unknown variant {name:?}"));
-        };
+        let replayed = replay(self.engine.registry(), &game).map_err(ApiError)?;
+        let name = replayed.variant.name.clone();
         let fen = game.tag("FEN");
-        let mut pos = match fen {
-            Some(f) => Position::from_fen(Arc::clone(&v), f)?,
-            None => Position::startpos(Arc::clone(&v))?,
-        };
-        let mut moves = Vec::with_capacity(game.moves.len());
-        for (i, text) in game.moves.iter().enumerate() {
-            if pos.game_end().is_some() {
-                return refuse(format!("move {} ({text}) comes after the end of the game", i + 1));
-            }
-            let Some(m) = parse_san(&mut pos, text) else {
-                return refuse(format!("move {} ({text}) is illegal", i + 1));
-            };
-            moves.push(pos.move_to_uci(m, false));
-            pos.make(m);
-        }
+        let moves = replayed.uci_moves();
         self.new_game(&name, fen, [game.tag("White"), game.tag("Black")])?;
         for uci in &moves {
             let mut pos = self.engine.position().clone();

@@ -1,6 +1,7 @@
 //! Judging with an engine: a whole game searched position by position and
 //! judged move by move ([`review_game`], the judging itself is
-//! [`crate::game::judge`]). The engine is any [`Searcher`]: menagerie's own,
+//! [`crate::game::judge`]), and a test suite of EPD positions run to a limit
+//! ([`run_suite`]). The engine is any [`Searcher`]: menagerie's own,
 //! in-process ([`InProcess`]), or one a front end drives over a protocol.
 //! Shared by `menagerie analyse` and the board's "Analyse game".
 
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use crate::catalogue::Catalogue;
 use crate::engine::{Engine, EngineEvent};
+use crate::game::epd::EpdEntry;
 use crate::game::judge::{judge, Eval, Judged, Probe, Thresholds, Verdict};
 use crate::game::pgn::Replayed;
 use crate::position::Position;
@@ -127,6 +129,60 @@ pub fn review_game(
         }
     }
     Ok(judge(&game.start, &game.moves, &verdicts, thresholds))
+}
+
+/// One position of a suite as the engine answered it.
+#[derive(Clone, Debug)]
+pub struct SuiteResult {
+    /// The entry's id.
+    pub id: String,
+    /// Its line in the file.
+    pub line: usize,
+    /// The engine's move as SAN (None when it gave none).
+    pub played: Option<String>,
+    /// The engine's score, side to move's view (`+0.35`, `#3`).
+    pub score: String,
+    /// Whether the move solves the entry.
+    pub solved: bool,
+    /// What was asked, as SAN: `bm Qh7#`, `am Nxe5`.
+    pub wanted: String,
+}
+
+/// Runs each entry of a suite: one search from its position, solved when
+/// the move played is one of its `bm` and none of its `am`.
+pub fn run_suite(
+    searcher: &mut dyn Searcher,
+    entries: &[EpdEntry],
+    progress: &mut dyn FnMut(&SuiteResult),
+) -> Result<Vec<SuiteResult>, String> {
+    let mut results = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let mut pos = entry.position.clone();
+        searcher.new_game(pos.variant())?;
+        let probe = searcher.search(&pos, &pos.to_fen(), &[]).map_err(|e| format!("{}: {e}", entry.id))?;
+        let played = probe.best.as_deref().and_then(|t| pos.parse_move(t).ok());
+        let san = |pos: &mut Position, m| crate::game::san::move_to_san(pos, m);
+        let mut wanted = Vec::new();
+        for (op, moves) in [("bm", &entry.best), ("am", &entry.avoid)] {
+            if !moves.is_empty() {
+                let list: Vec<String> = moves.iter().map(|&m| san(&mut pos, m)).collect();
+                wanted.push(format!("{op} {}", list.join(" ")));
+            }
+        }
+        let score = Eval::from_side(probe.cp, probe.mate, crate::piece::Color::White)
+            .map_or_else(|| "?".to_string(), Eval::display);
+        let result = SuiteResult {
+            id: entry.id.clone(),
+            line: entry.line,
+            played: played.map(|m| san(&mut pos, m)),
+            score,
+            solved: played.is_some_and(|m| entry.solved_by(m)),
+            wanted: wanted.join("; "),
+        };
+        progress(&result);
+        results.push(result);
+    }
+    Ok(results)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! `menagerie analyse --pgn` judges whole games move by move and writes them
 //! back as annotated PGN that the project's reader replays to the same moves
 //! (a Clash 1 game of 40 moves, a Clockwork game with drops), marks a planted
-//! blunder `??`; `--json` gives the same for scripts. Errors are one line with
-//! a non-zero exit.
+//! blunder `??`; `--json` gives the same for scripts; `--epd` runs a test
+//! suite and counts the solved positions, with menagerie in-process or over
+//! UCI. Errors are one line with a non-zero exit.
 
 use std::path::Path;
 use std::process::Command;
@@ -120,6 +121,34 @@ fn output_file_gets_the_pgn_and_stdout_the_summaries() {
 }
 
 #[test]
+fn a_test_suite_reports_what_it_solved() {
+    let suite = data("chess-suite.epd");
+    let (ok, out, err) = run(&["analyse", "--epd", &suite, "--depth", "4"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\nsolved 3 / 4 (chess, depth=4 per position)\n"), "{out}");
+    let failures = out.split("failures:\n").nth(1).unwrap_or("");
+    assert_eq!(failures.lines().count(), 1, "{out}");
+    assert!(failures.contains("line 7 \"wrong key: Qxd5 loses the queen\": played"), "{out}");
+    assert!(failures.contains("wanted bm Qxd5"), "{out}");
+
+    // The same through an external UCI engine (menagerie's own, as a process).
+    let engine = format!("{BIN} uci");
+    let (ok, json, err) = run(&["analyse", "--epd", &suite, "--depth", "4", "--json", "--engine", &engine]);
+    assert!(ok, "{err}");
+    let value: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!((value["solved"].as_u64(), value["total"].as_u64()), (Some(3), Some(4)));
+    assert_eq!(value["results"][0]["played"], "Ra8#");
+    assert_eq!(value["results"][3]["solved"], false);
+
+    // Drops, several best moves, and avoid moves in a variant with hands.
+    let (ok, out, err) =
+        run(&["analyse", "--epd", &data("clockwork-suite.epd"), "--variant", "clockwork", "--depth", "3"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\nsolved 2 / 2 (clockwork"), "{out}");
+    assert!(out.contains("bm Q@a8# Q@b8# Q@c8# Q@d8# Q@e8#"), "{out}");
+}
+
+#[test]
 fn bad_input_is_a_one_line_error() {
     let dir = std::env::temp_dir().join(format!("menagerie-analysis-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -131,12 +160,14 @@ fn bad_input_is_a_one_line_error() {
     let illegal = write("illegal.pgn", "1. e4 e5 2. Ke3 *\n");
     let unknown = write("unknown.pgn", "[Variant \"shogi\"]\n\n1. e4 *\n");
     let empty = write("empty.pgn", "\n\n");
-    let cases: [(&[&str], &str); 6] = [
+    let bad_bm = write("bad.epd", "8/8/8/8/8/8/8/K6k w - - bm Qh7;\n");
+    let cases: [(&[&str], &str); 7] = [
         (&["analyse", "--pgn", &illegal], "game 1: move 3 (Ke3) is illegal"),
         (&["analyse", "--pgn", &unknown], "game 1: unknown variant \"shogi\""),
         (&["analyse", "--pgn", &empty], "no game in"),
         (&["analyse", "--pgn", &data("chess-blunder.pgn"), "--game", "2"], "has games 1 to 1"),
         (&["analyse", "--pgn", "/no/such/file.pgn"], "cannot read /no/such/file.pgn"),
+        (&["analyse", "--epd", &bad_bm], "line 1: bm move \"Qh7\" is not legal in this position"),
         (&["analyse", "--pgn", &data("chess-blunder.pgn"), "--option", "Hash"], "bad option \"Hash\""),
     ];
     for (args, expected) in cases {

@@ -5,7 +5,8 @@
 //! letters) or as JSON. The default engine is this program's own `uci`.
 //!
 //! With `--pgn FILE` it judges whole games move by move and writes them back
-//! as annotated PGN ([`crate::review::review_game`]), searching with
+//! as annotated PGN ([`crate::review::review_game`]); with `--epd FILE` it
+//! runs a test suite ([`crate::review::run_suite`]). Both search with
 //! menagerie's engine in this process unless `--engine` names a UCI engine.
 
 use std::fmt::Write as _;
@@ -22,13 +23,14 @@ use serde_json::{json, Value};
 use super::player::uci::{parse_info, InfoLine, UciPlayer};
 use super::player::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
 use crate::catalogue::Catalogue;
+use crate::game::epd::read_suite;
 use crate::game::judge::{annotated_pgn, judged_json, Probe, Thresholds};
 use crate::game::pgn::{read_pgn, replay};
 use crate::game::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::registry::Registry;
-use crate::review::{review_game, InProcess, Searcher};
+use crate::review::{review_game, run_suite, InProcess, Searcher, SuiteResult};
 use crate::search::Limits;
 use crate::variant::Variant;
 
@@ -45,11 +47,14 @@ pub struct AnalyseArgs {
     #[arg(long, default_value = "")]
     pub moves: String,
     /// Judge every game of this PGN file move by move and write it back annotated.
-    #[arg(long, conflicts_with_all = ["fen", "moves", "multipv"])]
+    #[arg(long, conflicts_with_all = ["fen", "moves", "epd", "multipv"])]
     pub pgn: Option<PathBuf>,
     /// With --pgn: only this game (1-based).
     #[arg(long, requires = "pgn")]
     pub game: Option<usize>,
+    /// Run the test suite of this EPD file (`bm`/`am` operations) and count the solved positions.
+    #[arg(long, conflicts_with_all = ["fen", "moves", "multipv"])]
+    pub epd: Option<PathBuf>,
     /// With --pgn: write the annotated PGN to this file (and the summaries to standard output).
     #[arg(long)]
     pub output: Option<PathBuf>,
@@ -57,7 +62,7 @@ pub struct AnalyseArgs {
     #[arg(long)]
     pub depth: Option<u32>,
     /// Search time in milliseconds (when no other limit is given: 2000, or 500 per
-    /// position with --pgn).
+    /// position with --pgn and --epd).
     #[arg(long)]
     pub movetime: Option<u64>,
     /// Node budget.
@@ -317,9 +322,15 @@ fn text_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
     out
 }
 
-/// Runs `menagerie analyse`: one position, or the games of `--pgn`.
+/// Runs `menagerie analyse`: one position, the games of `--pgn` or the suite of `--epd`.
 pub fn run_analyse(args: &AnalyseArgs, catalogue: &Catalogue) -> ExitCode {
-    let answer = if args.pgn.is_some() { analyse_games(args, catalogue) } else { analyse(args, catalogue.registry()) };
+    let answer = if args.pgn.is_some() {
+        analyse_games(args, catalogue)
+    } else if args.epd.is_some() {
+        run_epd(args, catalogue)
+    } else {
+        analyse(args, catalogue.registry())
+    };
     match answer {
         Ok(text) => {
             print!("{text}");
@@ -332,7 +343,7 @@ pub fn run_analyse(args: &AnalyseArgs, catalogue: &Catalogue) -> ExitCode {
     }
 }
 
-/// Per-position limits of `--pgn` (500 ms when none is given).
+/// Per-position limits of `--pgn` and `--epd` (500 ms when none is given).
 fn position_limits(args: &AnalyseArgs) -> Limits {
     let mut limits = Limits { depth: args.depth, nodes: args.nodes, movetime: args.movetime, ..Limits::default() };
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
@@ -407,7 +418,7 @@ impl Drop for UciSearcher {
     }
 }
 
-/// The engine of `--pgn`: menagerie's own in this process, or `--engine`'s.
+/// The engine of `--pgn`/`--epd`: menagerie's own in this process, or `--engine`'s.
 fn searcher(args: &AnalyseArgs, catalogue: &Catalogue, limits: &Limits) -> Result<(Box<dyn Searcher>, String), String> {
     match &args.engine {
         Some(cmd) => Ok((Box::new(UciSearcher::start(args, cmd, limits)?), cmd.clone())),
@@ -495,6 +506,67 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
     } else {
         pgn
     })
+}
+
+/// `--epd`: each position searched once; solved / total and the failures.
+fn run_epd(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> {
+    let path = args.epd.as_deref().unwrap_or(std::path::Path::new(""));
+    let variant = catalogue
+        .registry()
+        .get(&args.variant)
+        .ok_or_else(|| format!("unknown variant {:?} (try `menagerie variants`)", args.variant))?;
+    let entries = read_suite(&variant, &read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    let limits = position_limits(args);
+    let (mut engine, _) = searcher(args, catalogue, &limits)?;
+    let show_progress = std::io::stderr().is_terminal() && !args.json;
+    let results = run_suite(engine.as_mut(), &entries, &mut |r| {
+        if show_progress {
+            eprintln!("{}", suite_line(r));
+        }
+    })?;
+    let solved = results.iter().filter(|r| r.solved).count();
+    if args.json {
+        let rows: Vec<Value> = results
+            .iter()
+            .map(|r| json!({"id": r.id, "line": r.line, "played": r.played, "score": r.score, "wanted": r.wanted, "solved": r.solved}))
+            .collect();
+        let report = json!({"variant": variant.name, "limits": limits_text(&limits), "solved": solved, "total": results.len(), "results": rows});
+        return Ok(format!("{report}\n"));
+    }
+    let mut out = String::new();
+    for r in &results {
+        let _ = writeln!(out, "{}", suite_line(r));
+    }
+    let _ =
+        writeln!(out, "solved {solved} / {} ({}, {} per position)", results.len(), variant.name, limits_text(&limits));
+    let failures: Vec<&SuiteResult> = results.iter().filter(|r| !r.solved).collect();
+    if !failures.is_empty() {
+        let _ = writeln!(out, "failures:");
+        for r in failures {
+            let _ = writeln!(
+                out,
+                "  line {} {:?}: played {}, wanted {}",
+                r.line,
+                r.id,
+                r.played.as_deref().unwrap_or("nothing"),
+                r.wanted
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// One suite result as a line: `ok   line 3 "mate": Ra8# (#1; bm Ra8#)`.
+fn suite_line(r: &SuiteResult) -> String {
+    format!(
+        "{:<4} line {} {:?}: {} ({}; {})",
+        if r.solved { "ok" } else { "FAIL" },
+        r.line,
+        r.id,
+        r.played.as_deref().unwrap_or("no move"),
+        r.score,
+        r.wanted
+    )
 }
 
 #[cfg(test)]

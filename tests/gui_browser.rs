@@ -574,6 +574,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     let game = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/clash1-40.pgn"))
         .expect("the Clash 1 fixture");
     ok(addr, "POST", "/api/pgn", &json!({ "pgn": game }).to_string());
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 960}));
     browser.open(&format!("http://{addr}/"));
     browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 80", "the game");
     browser.js("document.getElementById('review-time').value = '100'");
@@ -590,6 +591,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     }
     thread::sleep(Duration::from_millis(500));
     browser.screenshot(&dir.join("gui-analysis.png"));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 900}));
 
     // Relocation: Black's king chosen, its swaps marked on the board.
     ok(addr, "POST", "/api/new", r#"{"variant":"relocation"}"#);

@@ -306,10 +306,14 @@ impl Session {
     }
 
     /// Views the position after `ply` moves of the game (0: the start); the
-    /// analysis follows it.
+    /// analysis follows it. Refused while the engine thinks on a move.
     pub fn view(&mut self, ply: usize) -> Result<(), ApiError> {
         if ply > self.played.len() {
             return refuse(format!("no move {ply}: the game has {} moves", self.played.len()));
+        }
+        if self.thinking && ply != self.cursor {
+            // Its search stands on the game's last position (and its clock may run).
+            return refuse("the engine is thinking on a move");
         }
         if ply != self.cursor {
             self.cursor = ply;

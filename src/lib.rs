@@ -28,6 +28,7 @@ pub mod piece;
 pub mod position;
 pub mod protocol;
 pub mod registry;
+pub mod review;
 pub mod search;
 pub mod see;
 pub mod skill;

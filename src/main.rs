@@ -68,7 +68,7 @@ enum Command {
     Match(menagerie::tournament::cli::MatchArgs),
     /// Play against menagerie (or another engine, or a random mover) in the terminal.
     Play(menagerie::tournament::play::PlayArgs),
-    /// Analyse a position with a UCI engine (MultiPV, text or JSON).
+    /// Analyse a position (MultiPV), judge whole games of a PGN file, or run an EPD test suite.
     #[command(alias = "analyze")]
     Analyse(menagerie::tournament::analyse::AnalyseArgs),
     /// Score the games of match PGN files (W/D/L, Elo, pentanomial pairs, SPRT).
@@ -116,7 +116,7 @@ fn main() -> ExitCode {
         Some(Command::Xboard) => serve(catalogue, Protocol::Xboard),
         Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, registry),
         Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, registry),
-        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, registry),
+        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &catalogue),
         Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
         Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &catalogue),
         Some(Command::Datagen(args)) => menagerie::tune::datagen::run_datagen_command(&args, &catalogue),

@@ -134,3 +134,42 @@ fn broken_variant_file_is_reported_with_line_and_column() {
     assert!(ok, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `menagerie play` names the men in hand and lists the variant's pieces on `legend`.
+#[test]
+fn play_names_the_pieces_in_its_legend() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["play", "--variant", "clash5", "--random"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run menagerie play");
+    child.stdin.take().expect("stdin").write_all(b"legend\nquit\n").expect("send");
+    let out = child.wait_with_output().expect("play ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("`legend` names the pieces"), "{text}");
+    assert!(text.contains("Pieces of clash5 (White's letters; Black's are lower case):"), "{text}");
+    assert!(text.contains("J  joker\n   Steps one square in any direction.\n   Succession: a king"), "{text}");
+    assert!(text.contains("S  special pawn\n   Steps one square straight forward or diagonally forward.\n"), "{text}");
+    assert!(
+        text.contains("O  monk\n   Slides any distance diagonally, without capturing; captures by hopping"),
+        "{text}"
+    );
+
+    // Clockwork's hands name what they hold.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["play", "--variant", "clockwork", "--random", "--fen", "4k3/8/8/8/8/8/8/4K3[Uu] w - - 0 1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run menagerie play");
+    child.stdin.take().expect("stdin").write_all(b"quit\n").expect("send");
+    let out = child.wait_with_output().expect("play ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("white hand: U (nc rook)\nblack hand: U (nc rook)\n"), "{text}");
+}

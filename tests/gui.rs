@@ -1,6 +1,8 @@
 //! `menagerie gui`'s JSON API over real HTTP: every endpoint, every refusal
-//! (400 with one line, the game kept), the variants' special moves, several
-//! clients at once, server-sent events, and 10^4 fuzzed requests.
+//! (400 with one line, the game kept), the variants' special moves, viewing
+//! earlier moves and playing from them, clocks and flag falls, resignation
+//! and draw offers, "Analyse game", several clients at once, server-sent
+//! events, and 10^4 fuzzed requests.
 
 mod gui_support;
 
@@ -491,6 +493,145 @@ fn drops_swaps_and_succession() {
 }
 
 #[test]
+fn viewing_earlier_moves_and_playing_from_them() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    for mv in ["e2e4", "e7e5", "g1f3"] {
+        ok(addr, "POST", "/api/move", &format!(r#"{{"move":"{mv}"}}"#));
+    }
+    let s = ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
+    assert_eq!((s["ply"].as_u64(), s["moves"].as_array().map(Vec::len)), (Some(1), Some(3)));
+    assert_eq!(s["fen"], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    assert_eq!((s["last"].as_str(), s["side"].as_str()), (Some("e2e4"), Some("black")));
+    assert!(s["result"].is_null() && s["game_result"].is_null());
+    let message = refused(addr, "POST", "/api/move", r#"{"move":"c7c5"}"#, 400);
+    assert!(message.contains("you are viewing move 1 of 3: playing here drops the 2 later moves"), "{message}");
+    assert_eq!(state(addr)["moves"].as_array().map(Vec::len), Some(3));
+    // The game's own move steps forward and keeps the rest.
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"e5"}"#);
+    assert_eq!((s["ply"].as_u64(), s["moves"].as_array().map(Vec::len)), (Some(2), Some(3)));
+    assert!(refused(addr, "POST", "/api/view", r#"{"ply":5}"#, 400).contains("no move 5: the game has 3 moves"));
+    assert!(refused(addr, "POST", "/api/view", "{}", 400).contains("missing field"));
+    // The engine's move from an earlier position needs the same consent.
+    assert!(refused(addr, "POST", "/api/go", r#"{"depth":2,"play":true}"#, 400).contains("drops the 1 later moves"));
+    let reply = ok(addr, "POST", "/api/go", r#"{"depth":2,"play":true,"truncate":true}"#);
+    assert_eq!(reply["state"]["moves"].as_array().map(Vec::len), Some(3));
+    assert_eq!(reply["state"]["ply"].as_u64(), Some(3));
+    // Another move with consent drops the rest; take back works from the viewed move.
+    ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"c7c5","truncate":true}"#);
+    assert_eq!(
+        s["moves"].as_array().map(|m| m.iter().map(|m| m["san"].clone()).collect::<Vec<_>>()),
+        Some(vec!["e4".into(), "c5".into()])
+    );
+    ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
+    let s = ok(addr, "POST", "/api/undo", r#"{"plies":1}"#);
+    assert_eq!((s["ply"].as_u64(), s["moves"].as_array().map(Vec::len)), (Some(0), Some(0)));
+    // The analysis follows the viewed move.
+    for mv in ["e2e4", "e7e5"] {
+        ok(addr, "POST", "/api/move", &format!(r#"{{"move":"{mv}"}}"#));
+    }
+    let mut events = open_events(addr);
+    ok(addr, "POST", "/api/analyse", r#"{"multipv":1}"#);
+    let s = ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
+    let version = s["version"].as_u64();
+    let infos = read_events(&mut events, Duration::from_secs(10), |name, data| {
+        name == "info" && data["version"].as_u64() == version
+    });
+    let first = infos.last().and_then(|i| i["pv"][0].as_str()).unwrap_or("").to_string();
+    assert!(legal(&s).iter().any(|m| m["uci"] == first.as_str()), "the line {first} starts from the viewed move");
+    ok(addr, "POST", "/api/stop", "");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn clocks_resignation_and_draw_offers() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    assert!(refused(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"abc"}"#, 400).contains("field \"clock\""));
+    assert!(refused(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"st=1"}"#, 400)
+        .contains("needs a time control"));
+    assert!(refused(addr, "POST", "/api/go", r#"{"clock":true,"play":true}"#, 400).contains("no clock is running"));
+    // The engine plays on its clock.
+    let s = ok(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"30+1"}"#);
+    assert_eq!((s["clock"]["running"].as_str(), s["clock"]["control"].as_str()), (Some("white"), Some("30+1")));
+    let reply = ok(addr, "POST", "/api/go", r#"{"clock":true,"play":true}"#);
+    let clock = &reply["state"]["clock"];
+    assert_eq!(clock["running"], "black");
+    assert!(clock["white_ms"].as_i64().is_some_and(|ms| ms > 20_000 && ms <= 31_000), "{clock}");
+    // A flag falls: the side loses, and nothing more is played.
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"1+0"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    thread::sleep(Duration::from_millis(1200));
+    let s = ok(addr, "POST", "/api/flag", "");
+    assert_eq!(s["result"]["result"], "1-0");
+    assert_eq!(s["result"]["reason"], "Black's flag fell");
+    assert!(s["clock"]["running"].is_null());
+    assert!(refused(addr, "POST", "/api/move", r#"{"move":"e7e5"}"#, 400)
+        .contains("the game is over: 1-0 (Black's flag fell)"));
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
+    assert!(pgn.contains("[Termination \"time forfeit\"]") && pgn.contains("[TimeControl \"1\"]"), "{pgn}");
+    assert!(pgn.contains("{Black's flag fell} 1-0"), "{pgn}");
+    // Resignation.
+    ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
+    assert!(refused(addr, "POST", "/api/resign", r#"{"side":"red"}"#, 400).contains("\"white\" or \"black\""));
+    let s = ok(addr, "POST", "/api/resign", r#"{"side":"black"}"#);
+    assert_eq!((s["result"]["result"].as_str(), s["result"]["reason"].as_str()), (Some("1-0"), Some("Black resigns")));
+    assert!(refused(addr, "POST", "/api/resign", r#"{"side":"white"}"#, 400).contains("the game is over"));
+    // A draw agreed between people, and offered to the engine.
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    let reply = ok(addr, "POST", "/api/draw", r#"{"by":"white"}"#);
+    assert_eq!(
+        (reply["accepted"].as_bool(), reply["state"]["result"]["reason"].as_str()),
+        (Some(true), Some("Draw by agreement"))
+    );
+    let won = r#"{"variant":"chess","fen":"4k3/8/8/8/8/8/qq6/7K w - - 0 1"}"#;
+    ok(addr, "POST", "/api/new", won);
+    let reply = ok(addr, "POST", "/api/draw", r#"{"by":"white","engine":true}"#);
+    assert_eq!(reply["accepted"], false, "a winning engine declines: {reply}");
+    assert!(reply["engine_cp"].as_i64().is_some_and(|cp| cp > 500), "{reply}");
+    assert!(reply["state"]["result"].is_null());
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess","fen":"4k3/8/8/8/8/8/8/4K3 w - - 0 1"}"#);
+    let reply = ok(addr, "POST", "/api/draw", r#"{"by":"black","engine":true}"#);
+    assert_eq!(reply["accepted"], true, "bare kings: {reply}");
+    assert_eq!(reply["state"]["result"]["result"], "1/2-1/2");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn analyse_game_judges_every_move() {
+    count_panics();
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    assert!(refused(addr, "POST", "/api/review", "{}", 400).contains("no moves to analyse"));
+    assert!(refused(addr, "POST", "/api/review", r#"{"nodes":0}"#, 400).contains("whole number"));
+    let pgn = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Qg5 4. Nxg5 *";
+    ok(addr, "POST", "/api/pgn", &serde_json::json!({ "pgn": pgn }).to_string());
+    let mut events = open_events(addr);
+    let review = ok(addr, "POST", "/api/review", r#"{"nodes":20000}"#);
+    assert_eq!(review["plies"], 7);
+    assert_eq!(review["uci"][5], "d8g5");
+    let moves = review["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 7);
+    assert_eq!((moves[5]["san"].as_str(), moves[5]["mark"].as_str()), (Some("Qg5"), Some("??")));
+    assert!(moves[5]["white_chances"].as_f64().is_some_and(|c| c > 0.5), "{}", moves[5]);
+    assert_eq!(review["summary"]["black"]["blunders"], 1);
+    let progress = read_events(&mut events, Duration::from_secs(5), |name, data| name == "review" && data["done"] == 8);
+    assert!(!progress.is_empty(), "progress events reach the page");
+    // The variants carry their legends.
+    let variants = ok(addr, "GET", "/api/variants", "");
+    let clash5 = variants.as_array().into_iter().flatten().find(|v| v["name"] == "clash5").expect("clash5");
+    let joker = clash5["legend"].as_array().into_iter().flatten().find(|p| p["letter"] == "J").expect("the joker");
+    assert_eq!(joker["moves"], "Steps one square in any direction.");
+    assert!(joker["notes"][0].as_str().is_some_and(|n| n.starts_with("Succession")), "{joker}");
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0);
+}
+
+#[test]
 fn several_clients_at_once() {
     count_panics();
     let server = start_server();
@@ -546,6 +687,11 @@ fn fuzzed_requests_never_panic() {
         "/api/analyse",
         "/api/stop",
         "/api/pgn",
+        "/api/view",
+        "/api/resign",
+        "/api/draw",
+        "/api/flag",
+        "/api/review",
         "/api/nope",
         "/",
         "/app.js",
@@ -585,6 +731,14 @@ fn fuzzed_requests_never_panic() {
                 _ => garble(&mut rng, r#"{"movetime":5}"#),
             },
             "/api/analyse" => format!(r#"{{"multipv":{}}}"#, rng.gen_range(0..7)),
+            "/api/view" => format!(r#"{{"ply":{}}}"#, rng.gen_range(-1..6)),
+            "/api/resign" if rng.gen_bool(0.2) => r#"{"side":"white"}"#.to_string(),
+            "/api/draw" if rng.gen_bool(0.2) => r#"{"by":"black"}"#.to_string(),
+            // Small analyses only: a node budget per position.
+            "/api/review" => match rng.gen_range(0..2) {
+                0 => format!(r#"{{"nodes":{}}}"#, rng.gen_range(1..200)),
+                _ => garble(&mut rng, r#"{"nodes":50}"#).replace("{}", "{\"nodes\":1}"),
+            },
             "/api/undo" => format!(r#"{{"plies":{}}}"#, rng.gen_range(-1..4)),
             "/api/pgn" if rng.gen_bool(0.5) => {
                 format!(r#"{{"pgn":"{}"}}"#, garble(&mut rng, "[Variant \"clockwork\"]\n\n1. e4 d5 2. exd5 S@d6 *"))

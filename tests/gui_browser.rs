@@ -4,12 +4,19 @@
 //! Chromium or chromedriver is missing or the browser does not start, the
 //! tests fail under `CI=true` and say SKIPPED (and pass) elsewhere.
 //!
+//! Another steps back through a game (the move list, the buttons, the
+//! arrow keys) and checks the board at each move, plays from an earlier move
+//! after the page asks, reads Clash 5's legend and the names shown on
+//! hover, runs "Analyse game" and finds the graph with the planted blunder,
+//! and plays the engine with clocks until a flag falls.
+//!
 //! An `#[ignore]`d test plays whole games against the engine by clicks in
 //! Clockwork, Relocation and Clash 5 (`-- --ignored --nocapture`).
 //!
 //! With `MENAGERIE_SCREENSHOTS=DIR` it also takes the README's screenshots
-//! (Clockwork with full hands, Clash 5 under analysis, a Relocation swap
-//! choice) into DIR.
+//! (Clockwork with full hands and their names, Clash 5 under analysis, Clash
+//! 5 with its legend, an analysed game's graph, a Relocation swap choice)
+//! into DIR.
 
 mod common;
 mod gui_support;
@@ -329,6 +336,248 @@ fn the_page_works_with_its_token() {
     browser.wait_for("return document.querySelectorAll('#moves span').length >= 3", "the game after a reload");
 }
 
+/// The board as a list of (square, piece) of its men, for comparing positions.
+fn board_men(browser: &Browser) -> String {
+    let v = browser.js(
+        "return [...document.querySelectorAll('#board .sq')].filter(e => e.dataset.piece).map(e => e.dataset.square + e.dataset.piece).sort().join(' ')",
+    );
+    v.as_str().unwrap_or("?").to_string()
+}
+
+/// The board the page shows at each move of a game, stepped through by the
+/// move list, the buttons and the arrow keys; playing from an earlier move
+/// asks before it drops the rest; analysis follows the viewed move.
+#[test]
+fn stepping_through_a_game_and_playing_from_an_earlier_move() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    let pgn = "[Variant \"clockwork\"]\n\n1. e4 d5 2. exd5 S@d6 3. Nf3 Nf6 *";
+    ok(addr, "POST", "/api/pgn", &json!({ "pgn": pgn }).to_string());
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 6", "the move list");
+    // What each position holds, from the server's own replay of the game.
+    let mut boards = Vec::new();
+    for ply in 0..=6 {
+        ok(addr, "POST", "/api/view", &json!({ "ply": ply }).to_string());
+        browser.wait_for(&format!("return ui.state.ply === {ply}"), &format!("move {ply} viewed"));
+        boards.push(board_men(&browser));
+    }
+    assert_ne!(boards[0], boards[1]);
+    // Back by clicking the moves of the list.
+    for ply in [3, 1, 5] {
+        browser.click(&format!("#moves span[data-ply=\"{ply}\"]"));
+        browser.wait_for(&format!("return ui.state.ply === {ply}"), &format!("move {ply} clicked"));
+        assert_eq!(board_men(&browser), boards[ply], "the board after move {ply}");
+        assert_eq!(browser.js("return document.querySelector('#moves span.cur').dataset.ply"), json!(ply.to_string()));
+    }
+    // After 2...S@d6 the hands are empty again; after 2. exd5 Black holds the nc pawn.
+    browser.click("#moves span[data-ply=\"3\"]");
+    browser.wait_for("return ui.state.ply === 3", "move 3");
+    assert_eq!(browser.hand("black"), "S1");
+    let name = browser.js("return document.querySelector('[data-hand=\"black\"] .hname').textContent");
+    assert_eq!(name, json!("nc pawn"));
+    // The buttons and the keys.
+    browser.click("#nav-start");
+    browser.wait_for("return ui.state.ply === 0", "the start");
+    assert_eq!(board_men(&browser), boards[0]);
+    browser.click("#nav-next");
+    browser.wait_for("return ui.state.ply === 1", "one forward");
+    assert_eq!(browser.square("e4"), "P");
+    browser.call(
+        "POST",
+        "/actions",
+        &json!({"actions": [{"type": "key", "id": "k", "actions": [
+        {"type": "keyDown", "value": "\u{E014}"}, {"type": "keyUp", "value": "\u{E014}"}]}]}),
+    );
+    browser.wait_for("return ui.state.ply === 2", "the right arrow");
+    assert_eq!(board_men(&browser), boards[2]);
+    browser.call(
+        "POST",
+        "/actions",
+        &json!({"actions": [{"type": "key", "id": "k", "actions": [
+        {"type": "keyDown", "value": "\u{E010}"}, {"type": "keyUp", "value": "\u{E010}"}]}]}),
+    );
+    browser.wait_for("return ui.state.ply === 6", "the End key");
+    assert_eq!(board_men(&browser), boards[6]);
+
+    // Analysis follows the viewed move: its line starts with a move of that position.
+    browser.click("#moves span[data-ply=\"1\"]");
+    browser.wait_for("return ui.state.ply === 1", "move 1");
+    browser.click("#analyse");
+    browser.wait_for(
+        "const l = ui.lines.get(1); return !!l && ui.state.legal.some(m => m.san === l.san[0]) && ui.state.side === 'black'",
+        "an analysis line from the viewed position",
+    );
+    browser.wait_for("return document.getElementById('eval-text').textContent !== '-'", "the evaluation bar's score");
+    browser.click("#analyse");
+
+    // Playing the game's own next move just steps forward.
+    browser.click_move("d7", "d5", 6);
+    browser.wait_for("return ui.state.ply === 2 && ui.state.moves.length === 6", "the game kept");
+    // Another move asks first; Cancel keeps the game, agreeing drops the rest.
+    browser.click("[data-square=\"g1\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"h3\"]').classList.contains('target')", "h3");
+    browser.click("[data-square=\"h3\"]");
+    browser.wait_for("return !document.getElementById('confirm').hidden", "the question");
+    let question = browser.js("return document.getElementById('confirm-text').textContent");
+    assert_eq!(question, json!("Playing Nh3 here drops the 4 later moves of the game."));
+    browser.click("#confirm-no");
+    browser.wait_for("return document.getElementById('confirm').hidden", "the question closed");
+    assert_eq!(ok(addr, "GET", "/api/state", "")["moves"].as_array().map(Vec::len), Some(6));
+    browser.click("[data-square=\"g1\"]");
+    browser.wait_for("return document.querySelector('[data-square=\"h3\"]').classList.contains('target')", "h3");
+    browser.click("[data-square=\"h3\"]");
+    browser.wait_for("return !document.getElementById('confirm').hidden", "the question again");
+    browser.click("#confirm-yes");
+    browser.wait_for("return ui.state.moves.length === 3 && ui.state.ply === 3", "the new line");
+    assert_eq!(browser.square("h3"), "N");
+    let state = ok(addr, "GET", "/api/state", "");
+    assert_eq!(state["moves"][2]["san"], "Nh3");
+}
+
+/// Clash 5's legend: a row per piece with its picture, name and moves in
+/// words; every man on the board and in hand is named on hover.
+#[test]
+fn the_legend_and_the_names_on_hover() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"j10\"] svg')", "the Clash 5 board");
+    let variants = ok(addr, "GET", "/api/variants", "");
+    let clash5 = variants.as_array().into_iter().flatten().find(|v| v["name"] == "clash5").expect("clash5").clone();
+    let pieces = clash5["pieces"].as_array().map_or(0, Vec::len);
+    assert_eq!(browser.js("return document.querySelectorAll('#legend tr').length"), json!(pieces));
+    assert_eq!(browser.js("return document.querySelectorAll('#legend tr td.pic svg').length"), json!(pieces));
+    let row = |letter: &str| {
+        browser.js(&format!("return document.querySelector('#legend tr[data-piece=\"{letter}\"]').textContent"))
+    };
+    let joker = row("J");
+    let joker = joker.as_str().unwrap_or("");
+    assert!(joker.contains("joker") && joker.contains("Steps one square in any direction."), "{joker}");
+    assert!(joker.contains("Succession: a king that would be checkmated"), "{joker}");
+    let monk = row("O");
+    assert!(monk.as_str().unwrap_or("").contains("captures by hopping over one man diagonally"), "{monk}");
+    let title = |square: &str| {
+        browser
+            .js(&format!("return document.querySelector('[data-square=\"{square}\"]').title"))
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(title("f10"), "black joker (J)");
+    assert_eq!(title("d10"), "black maharaja (M)");
+    assert_eq!(title("e9"), "black special pawn (S)");
+    assert_eq!(title("d1"), "white chancellor (C)");
+    assert_eq!(title("e5"), "");
+    // Every man on the board is named.
+    let unnamed = browser.js("return [...document.querySelectorAll('#board .sq')].filter(e => e.dataset.piece && !/^(white|black) .+ \\([A-Z]\\)$/.test(e.title)).length");
+    assert_eq!(unnamed, json!(0));
+    // Men in hand too.
+    ok(
+        addr,
+        "POST",
+        "/api/new",
+        &json!({"variant": "clockwork", "fen": "4k3/8/8/8/8/8/8/4K3[Uo] w - - 0 1"}).to_string(),
+    );
+    browser.wait_for("return document.querySelectorAll('.held').length === 2", "the hands");
+    let held = browser.js("return [...document.querySelectorAll('.held')].map(h => h.title).sort().join('; ')");
+    assert_eq!(held, json!("black nc knight (O); white nc rook (U)"));
+}
+
+/// "Analyse game": the graph of the game's evaluation with its marked moves,
+/// the marks in the move list, a click on the graph to jump.
+#[test]
+fn analyse_game_draws_the_graph() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    let pgn = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Qg5 4. Nxg5 *";
+    ok(addr, "POST", "/api/pgn", &json!({ "pgn": pgn }).to_string());
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 7", "the game");
+    assert_eq!(browser.js("return document.getElementById('graph-box').hidden"), json!(true));
+    browser.js("document.getElementById('review-time').value = '300'");
+    browser.click("#review");
+    browser.wait_for("return !document.getElementById('graph-box').hidden", "the graph");
+    assert_eq!(browser.js("return document.querySelectorAll('#graph path.eval-area').length"), json!(1));
+    let blunders = browser
+        .js("return [...document.querySelectorAll('#graph circle.m-blunder')].map(c => c.dataset.ply).join(' ')");
+    assert_eq!(blunders, json!("6"), "the queen left en prise is the blunder");
+    let listed = browser.js("return document.querySelector('#moves span[data-ply=\"6\"]').textContent");
+    assert_eq!(listed, json!("Qg5??"));
+    let summary = browser.js("return document.getElementById('review-summary').textContent");
+    assert!(
+        summary.as_str().is_some_and(|s| s.contains("Black: average centipawn loss") && s.contains("1 ??")),
+        "{summary}"
+    );
+    // A click on the marked move jumps there; the bar shows the game analysis' score.
+    browser.click("#graph circle.m-blunder");
+    browser.wait_for("return ui.state.ply === 6", "the blunder viewed");
+    assert_eq!(browser.square("g5"), "q");
+    let bar = browser.js("return document.getElementById('eval-text').textContent");
+    assert!(bar.as_str().is_some_and(|t| t.starts_with('+')), "White is winning after the blunder: {bar}");
+    // A click elsewhere on the graph: near its start.
+    let at = browser.js("const r = document.getElementById('graph').getBoundingClientRect(); return [Math.round(r.left + 3), Math.round(r.top + r.height / 2)]");
+    let (x, y) = (at[0].as_i64().unwrap_or(0), at[1].as_i64().unwrap_or(0));
+    browser.call(
+        "POST",
+        "/actions",
+        &json!({"actions": [{"type": "pointer", "id": "m", "parameters": {"pointerType": "mouse"}, "actions": [
+        {"type": "pointerMove", "origin": "viewport", "x": x, "y": y},
+        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]}),
+    );
+    browser.wait_for("return ui.state.ply <= 1", "the start of the game");
+}
+
+/// A game against the engine with clocks: the person's flag falls and
+/// loses; resign and draw buttons end games too.
+#[test]
+fn clocks_to_a_flag_fall_and_the_end_buttons() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('#board .sq svg')", "the board");
+    browser.click("input[name=\"mode\"][value=\"white\"]");
+    browser.type_into("#clock", "5+0");
+    browser.click("#new");
+    browser.wait_for("return !!ui.state.clock && ui.state.clock.running === 'white'", "White's clock running");
+    assert_eq!(browser.js("return document.getElementById('clock-bottom').hidden"), json!(false));
+    browser.click_move("e2", "e4", 1);
+    browser.wait_for("return ui.state.moves.length === 2 && ui.state.side === 'white'", "the engine's timed answer");
+    let state = ok(addr, "GET", "/api/state", "");
+    assert_eq!(state["clock"]["running"], "white");
+    assert!(state["clock"]["black_ms"].as_i64().is_some_and(|ms| ms > 0 && ms < 5000), "{}", state["clock"]);
+    // White does not move: the flag falls.
+    browser.wait_for("return ui.state.result !== null", "the flag fall");
+    let status = browser.js("return document.getElementById('status').textContent");
+    assert_eq!(status, json!("0-1: White's flag fell"));
+    assert_eq!(browser.js("return document.getElementById('clock-bottom').textContent"), json!("White 0:00.0"));
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
+    assert!(pgn.contains("[Termination \"time forfeit\"]") && pgn.contains("[TimeControl \"5\"]"), "{pgn}");
+    let (status, body) = request(addr, "POST", "/api/move", r#"{"move":"d2d4"}"#);
+    assert_eq!(status, 400);
+    assert!(body.contains("the game is over: 0-1 (White's flag fell)"), "{body}");
+
+    // Resign and offer a draw, both sides by hand.
+    browser.click("input[name=\"mode\"][value=\"none\"]");
+    browser.js("document.getElementById('clock').value = ''");
+    browser.click("#new");
+    browser.wait_for("return ui.state.moves.length === 0 && ui.state.result === null && !ui.state.clock", "a new game");
+    browser.click("#resign");
+    browser.wait_for("return ui.state.result !== null", "the resignation");
+    assert_eq!(browser.js("return document.getElementById('status').textContent"), json!("0-1: White resigns"));
+    browser.click("#new");
+    browser.wait_for("return ui.state.result === null", "a new game");
+    browser.click_move("e2", "e4", 1);
+    browser.click("#draw");
+    browser.wait_for("return ui.state.result !== null", "the agreed draw");
+    assert_eq!(browser.js("return document.getElementById('status').textContent"), json!("1/2-1/2: Draw by agreement"));
+}
+
 /// The README's pictures.
 fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     std::fs::create_dir_all(dir).expect("screenshot folder");
@@ -353,6 +602,40 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     thread::sleep(Duration::from_secs(3));
     browser.screenshot(&dir.join("gui-clash5.png"));
     ok(addr, "POST", "/api/stop", "");
+
+    // Clash 5 with its legend, a few moves in (a taller window to show it whole).
+    ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
+    for _ in 0..4 {
+        ok(addr, "POST", "/api/go", r#"{"depth":3,"play":true}"#);
+    }
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 1500}));
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('#legend tr').length > 10", "the legend");
+    browser.screenshot(&dir.join("gui-clash5-legend.png"));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 900}));
+
+    // An analysed game: the graph with its marks, viewing the first blunder.
+    let game = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/clash1-40.pgn"))
+        .expect("the Clash 1 fixture");
+    ok(addr, "POST", "/api/pgn", &json!({ "pgn": game }).to_string());
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 960}));
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 80", "the game");
+    browser.js("document.getElementById('review-time').value = '100'");
+    browser.click("#review");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while browser.js("return !document.getElementById('graph-box').hidden") != Value::Bool(true) {
+        assert!(Instant::now() < deadline, "the game analysis took too long");
+        thread::sleep(Duration::from_millis(200));
+    }
+    if browser.js("return !!document.querySelector('#graph circle.m-blunder, #graph circle.m-mistake')")
+        == Value::Bool(true)
+    {
+        browser.click("#graph circle.m-blunder, #graph circle.m-mistake");
+    }
+    thread::sleep(Duration::from_millis(500));
+    browser.screenshot(&dir.join("gui-analysis.png"));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 900}));
 
     // Relocation: Black's king chosen, its swaps marked on the board.
     ok(addr, "POST", "/api/new", r#"{"variant":"relocation"}"#);

@@ -249,7 +249,7 @@ fn play_plays_menageries_engine_by_default() {
     let said = |lines: &[String], start: &str| lines.iter().find(|l| l.starts_with(start)).cloned().unwrap_or_default();
     assert_eq!(
         said(&lines, "You play"),
-        "You play white against menagerie's engine (depth=3). Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `quit` ends."
+        "You play white against menagerie's engine (depth=3). Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `legend` names the pieces, `quit` ends."
     );
     assert_eq!(said(&lines, "Engine plays"), "Engine plays Ra1# (a8a1)");
     assert!(lines.iter().any(|l| l == "Black mates (0-1)"), "{lines:?}");

@@ -2,9 +2,14 @@
 //! `TimeControl` and `Termination` tags and SAN-like moves) and reading PGN
 //! back into tags and move tokens, to replay through the rules core.
 
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::record::GameRecord;
+use super::san::parse_san;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::registry::Registry;
 use crate::variant::Variant;
 
 /// Tags besides those a game record carries.
@@ -121,6 +126,63 @@ impl PgnGame {
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
+}
+
+/// A PGN game replayed through the rules: its variant (the `Variant` tag,
+/// chess without one), start position (the `FEN` tag or the variant's) and
+/// moves.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// The variant.
+    pub variant: Arc<Variant>,
+    /// The position before the first move.
+    pub start: Position,
+    /// The moves, checked legal.
+    pub moves: Vec<Move>,
+}
+
+impl Replayed {
+    /// The start position's FEN.
+    pub fn start_fen(&self) -> String {
+        self.start.to_fen()
+    }
+    /// The moves as UCI text.
+    pub fn uci_moves(&self) -> Vec<String> {
+        let mut pos = self.start.clone();
+        self.moves
+            .iter()
+            .map(|&m| {
+                let text = pos.move_to_uci(m, false);
+                pos.make(m);
+                text
+            })
+            .collect()
+    }
+}
+
+/// Replays `game` through the rules of the variant its tags name; the error
+/// is one line naming the variant, the FEN or the move that does not fit.
+pub fn replay(registry: &Registry, game: &PgnGame) -> Result<Replayed, String> {
+    let name = game.tag("Variant").unwrap_or("chess").trim().to_lowercase();
+    let variant = registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))?;
+    let start = match game.tag("FEN") {
+        Some(f) => Position::from_fen(Arc::clone(&variant), f),
+        None => Position::startpos(Arc::clone(&variant)),
+    }
+    .map_err(|e| e.to_string())?;
+    let mut pos = start.clone();
+    let mut moves = Vec::with_capacity(game.moves.len());
+    for (i, text) in game.moves.iter().enumerate() {
+        if pos.game_end().is_some() {
+            return Err(format!("move {} ({text}) comes after the end of the game", i + 1));
+        }
+        let Some(m) = parse_san(&mut pos, text) else {
+            return Err(format!("move {} ({text}) is illegal", i + 1));
+        };
+        moves.push(m);
+        pos.make(m);
+    }
+    Ok(Replayed { variant, start, moves })
 }
 
 fn parse_tag(line: &str) -> Option<(String, String)> {

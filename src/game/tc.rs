@@ -1,10 +1,14 @@
 //! Time controls and search limits as written on the command line
 //! (`40/60+0.6`, `tc=10+0.1`, `st=0.5`, `nodes=2000`, `depth=6`, `inf`),
-//! and the chess clock that enforces them.
+//! the chess clock that enforces them, and a running pair of clocks for a
+//! game played live (the board's).
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use crate::outcome::Outcome;
+use crate::piece::Color;
 
 /// A clock time control: `moves` moves in `base`, plus `increment` per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +203,80 @@ impl Clock {
     }
 }
 
+/// Both sides' clocks in a game played live: the side to move's runs.
+#[derive(Clone, Debug)]
+pub struct GameClock {
+    /// The time control.
+    pub control: TimeControl,
+    clocks: [Clock; 2],
+    /// The side whose clock runs, and since when.
+    running: Option<(Color, Instant)>,
+}
+
+impl GameClock {
+    /// Full clocks for `control` (None when it has no clock), `side`'s running from `now`.
+    pub fn start(control: TimeControl, side: Color, now: Instant) -> Option<GameClock> {
+        control.clock?;
+        let clock = Clock::new(&control);
+        Some(GameClock { control, clocks: [clock, clock], running: Some((side, now)) })
+    }
+
+    /// `side`'s time left at `now`, in milliseconds (negative once its flag fell).
+    pub fn left_ms(&self, side: Color, now: Instant) -> i64 {
+        let left = self.clocks[side.index()].left_ms;
+        match self.running {
+            Some((s, since)) if s == side => left - now.saturating_duration_since(since).as_millis() as i64,
+            _ => left,
+        }
+    }
+
+    /// The side whose clock runs.
+    pub fn running(&self) -> Option<Color> {
+        self.running.map(|(s, _)| s)
+    }
+
+    /// The side whose flag has fallen at `now`, if any.
+    pub fn flagged(&self, now: Instant) -> Option<Color> {
+        self.running.map(|(s, _)| s).filter(|&s| self.left_ms(s, now) <= 0)
+    }
+
+    /// `side` moved at `now`: its time is charged (plus the increment) and
+    /// the other side's clock starts. False, with nothing charged, when
+    /// `side`'s flag had already fallen.
+    pub fn moved(&mut self, side: Color, now: Instant) -> bool {
+        let Some((running, since)) = self.running else { return true };
+        if running != side {
+            return true;
+        }
+        if self.left_ms(side, now) <= 0 {
+            return false;
+        }
+        self.clocks[side.index()].charge(now.saturating_duration_since(since), Duration::ZERO);
+        self.running = Some((!side, now));
+        true
+    }
+
+    /// Stops both clocks (the game is over).
+    pub fn stop(&mut self, now: Instant) {
+        if let Some((side, since)) = self.running.take() {
+            self.clocks[side.index()].left_ms -= now.saturating_duration_since(since).as_millis() as i64;
+        }
+    }
+
+    /// The clock a search of `side` may use: (time left, increment, moves to go).
+    pub fn budget(&self, side: Color, now: Instant) -> (u64, u64, u32) {
+        let c = &self.clocks[side.index()];
+        (self.left_ms(side, now).max(1) as u64, c.increment().as_millis() as u64, c.moves_to_go())
+    }
+
+    /// The result when `flagged`'s flag falls: a loss. (The rules core has no
+    /// notion yet of a side that cannot mate; when it has, a flag fall
+    /// against such a side draws, decided here.)
+    pub fn flag_outcome(flagged: Color) -> Outcome {
+        Outcome::win_for(!flagged)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +306,27 @@ mod tests {
         assert!(c.charge(Duration::from_secs(3), Duration::ZERO));
         assert_eq!(c.left_ms, 16000);
         assert!(!c.charge(Duration::from_secs(17), Duration::ZERO));
+    }
+
+    #[test]
+    fn a_live_pair_of_clocks() {
+        let tc: TimeControl = "10+1".parse().unwrap();
+        let t0 = Instant::now();
+        assert!(GameClock::start("st=1".parse().unwrap(), Color::White, t0).is_none());
+        let mut clock = GameClock::start(tc, Color::White, t0).unwrap();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(clock.left_ms(Color::White, at(3000)), 7000);
+        assert_eq!(clock.left_ms(Color::Black, at(3000)), 10_000);
+        assert!(clock.moved(Color::White, at(3000)));
+        assert_eq!(clock.running(), Some(Color::Black));
+        assert_eq!(clock.left_ms(Color::White, at(9000)), 8000);
+        assert_eq!(clock.budget(Color::Black, at(3000)), (10_000, 1000, 0));
+        assert_eq!(clock.flagged(at(12_000)), None);
+        assert_eq!(clock.flagged(at(13_001)), Some(Color::Black));
+        assert!(!clock.moved(Color::Black, at(13_500)), "a move after the flag fell does not count");
+        assert_eq!(GameClock::flag_outcome(Color::Black), Outcome::WhiteWins);
+        clock.stop(at(14_000));
+        assert_eq!((clock.running(), clock.flagged(at(20_000))), (None, None));
+        assert_eq!(clock.left_ms(Color::Black, at(20_000)), -1000, "stopped at 14 s");
     }
 }

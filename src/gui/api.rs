@@ -4,6 +4,7 @@
 //! nothing of sockets: [`handle`] takes the method, path and body text.
 
 use std::ops::RangeInclusive;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -13,6 +14,10 @@ use serde_json::{json, Map, Value};
 use super::hub::Hub;
 use super::session::{refuse, ApiError, Session, MAX_ANALYSIS_LINES};
 use crate::catalogue::Catalogue;
+use crate::game::judge::{judged_json, Thresholds};
+use crate::game::tc::TimeControl;
+use crate::piece::Color;
+use crate::review::{review_game, InProcess, Searcher};
 use crate::search::Limits;
 
 /// Longest engine move search a request may ask for, in milliseconds.
@@ -21,12 +26,20 @@ pub const MAX_MOVETIME_MS: u64 = 600_000;
 pub const MAX_DEPTH: u64 = 64;
 /// How long a move search without a time limit may run before it is stopped.
 const UNTIMED_WAIT: Duration = Duration::from_secs(600);
+/// How long the engine thinks over a draw offer, in milliseconds.
+const DRAW_THINK_MS: u64 = 300;
+/// The engine accepts a draw when its own score is at most this (centipawns).
+pub const DRAW_ACCEPT_CP: i32 = 0;
+/// "Analyse game": milliseconds per position when the request names no limit.
+const REVIEW_DEFAULT_MS: u64 = 200;
 
 /// The server's shared state: the game and the event streams.
 pub struct App {
     session: Mutex<Session>,
     /// Where searches and changes are announced.
     pub hub: Arc<Hub>,
+    /// True while a game analysis runs (one at a time).
+    reviewing: AtomicBool,
 }
 
 impl App {
@@ -34,7 +47,7 @@ impl App {
     pub fn new(catalogue: Catalogue) -> Option<App> {
         let hub = Arc::new(Hub::default());
         let session = Session::new(catalogue, Arc::clone(&hub))?;
-        Some(App { session: Mutex::new(session), hub })
+        Some(App { session: Mutex::new(session), hub, reviewing: AtomicBool::new(false) })
     }
 
     fn session(&self) -> MutexGuard<'_, Session> {
@@ -83,8 +96,14 @@ pub fn handle(app: &App, method: &str, path: &str, body: &str) -> Reply {
             app.session().state_json()
         }),
         ("POST", "/api/pgn") => import_pgn(app, body),
+        ("POST", "/api/view") => view(app, body),
+        ("POST", "/api/resign") => resign(app, body),
+        ("POST", "/api/draw") => draw(app, body),
+        ("POST", "/api/flag") => fields(body, &[]).map(|_| app.session().state_json()),
+        ("POST", "/api/review") => review(app, body),
         (_, "/api/variants" | "/api/state" | "/api/pgn" | "/api/new" | "/api/move" | "/api/undo" | "/api/go")
-        | (_, "/api/analyse" | "/api/stop" | "/api/events") => {
+        | (_, "/api/analyse" | "/api/stop" | "/api/events" | "/api/view" | "/api/resign" | "/api/draw")
+        | (_, "/api/flag" | "/api/review") => {
             return Reply::error(405, &format!("{method} is not allowed on {path}"));
         }
         _ => return Reply::error(404, &format!("no such endpoint {path}")),
@@ -96,20 +115,117 @@ pub fn handle(app: &App, method: &str, path: &str, body: &str) -> Reply {
 }
 
 fn new_game(app: &App, body: &str) -> Result<Value, ApiError> {
-    let f = fields(body, &["variant", "fen", "white", "black"])?;
+    let f = fields(body, &["variant", "fen", "white", "black", "clock"])?;
     let variant = text(&f, "variant")?.ok_or_else(|| ApiError("missing field \"variant\"".into()))?;
     let names = [text(&f, "white")?, text(&f, "black")?];
+    let clock = match text(&f, "clock")?.map(str::trim).filter(|t| !t.is_empty()) {
+        None => None,
+        Some(t) => Some(t.parse::<TimeControl>().map_err(|e| ApiError(format!("field \"clock\": {e}")))?),
+    };
     let mut session = app.session();
-    session.new_game(variant, text(&f, "fen")?, names)?;
+    session.new_game(variant, text(&f, "fen")?, names, clock)?;
     Ok(session.state_json())
 }
 
 fn play(app: &App, body: &str) -> Result<Value, ApiError> {
-    let f = fields(body, &["move"])?;
+    let f = fields(body, &["move", "truncate"])?;
     let mv = text(&f, "move")?.ok_or_else(|| ApiError("missing field \"move\"".into()))?;
+    let truncate = flag(&f, "truncate")?;
     let mut session = app.session();
-    session.play(mv)?;
+    session.play(mv, truncate)?;
     Ok(session.state_json())
+}
+
+fn view(app: &App, body: &str) -> Result<Value, ApiError> {
+    let f = fields(body, &["ply"])?;
+    let ply = number(&f, "ply", 0..=100_000)?.ok_or_else(|| ApiError("missing field \"ply\"".into()))?;
+    let mut session = app.session();
+    session.view(ply as usize)?;
+    Ok(session.state_json())
+}
+
+fn side(f: &Map<String, Value>, key: &str) -> Result<Color, ApiError> {
+    match text(f, key)? {
+        Some("white") => Ok(Color::White),
+        Some("black") => Ok(Color::Black),
+        Some(_) => refuse(format!("field {key:?} must be \"white\" or \"black\"")),
+        None => refuse(format!("missing field {key:?}")),
+    }
+}
+
+fn resign(app: &App, body: &str) -> Result<Value, ApiError> {
+    let f = fields(body, &["side"])?;
+    let side = side(&f, "side")?;
+    let mut session = app.session();
+    session.resign(side)?;
+    Ok(session.state_json())
+}
+
+/// A draw offer by `by`: agreed at once between people; with `"engine":
+/// true` the engine (the other side) thinks briefly and accepts when its
+/// own score is at most [`DRAW_ACCEPT_CP`].
+fn draw(app: &App, body: &str) -> Result<Value, ApiError> {
+    let f = fields(body, &["by", "engine"])?;
+    let by = side(&f, "by")?;
+    if !flag(&f, "engine")? {
+        let mut session = app.session();
+        session.agree_draw()?;
+        return Ok(json!({ "accepted": true, "state": session.state_json() }));
+    }
+    let (catalogue, pos, version) = app.session().position_for_draw()?;
+    let limits = Limits { movetime: Some(DRAW_THINK_MS), ..Limits::default() };
+    let mut engine = InProcess::new(catalogue, &[], limits)?;
+    engine.new_game(pos.variant())?;
+    let probe = engine.search(&pos, &pos.to_fen(), &[])?;
+    let mover_cp = match (probe.mate, probe.cp) {
+        (Some(m), _) => {
+            if m > 0 {
+                30_000
+            } else {
+                -30_000
+            }
+        }
+        (None, cp) => cp.unwrap_or(0),
+    };
+    let engine_cp = if pos.side_to_move() == by { -mover_cp } else { mover_cp };
+    let accepted = engine_cp <= DRAW_ACCEPT_CP;
+    let mut session = app.session();
+    if session.version() != version {
+        return refuse("the game changed while the engine thought about the offer");
+    }
+    if accepted {
+        session.agree_draw()?;
+    }
+    Ok(json!({ "accepted": accepted, "engine_cp": engine_cp, "state": session.state_json() }))
+}
+
+/// "Analyse game": every position of the game searched to the limit (200 ms
+/// each when none is given) and every move judged, as `menagerie analyse
+/// --pgn` does; progress goes to the event streams as `review` events.
+fn review(app: &App, body: &str) -> Result<Value, ApiError> {
+    let f = fields(body, &["movetime", "depth", "nodes"])?;
+    let movetime = number(&f, "movetime", 1..=MAX_MOVETIME_MS)?;
+    let depth = number(&f, "depth", 1..=MAX_DEPTH)?.map(|d| d as u32);
+    let nodes = number(&f, "nodes", 1..=u64::MAX >> 1)?;
+    let movetime =
+        if movetime.is_none() && depth.is_none() && nodes.is_none() { Some(REVIEW_DEFAULT_MS) } else { movetime };
+    let limits = Limits { movetime, depth, nodes, ..Limits::default() };
+    let (catalogue, game, version) = app.session().game_for_review()?;
+    if app.reviewing.swap(true, Ordering::SeqCst) {
+        return refuse("a game analysis is already running");
+    }
+    let hub = Arc::clone(&app.hub);
+    let judged = InProcess::new(catalogue, &[], limits).and_then(|mut engine| {
+        review_game(&mut engine, &game, &Thresholds::LICHESS, &mut |done, total| {
+            hub.broadcast("review", &json!({ "version": version, "done": done, "total": total }));
+        })
+    });
+    app.reviewing.store(false, Ordering::SeqCst);
+    let mut value = judged_json(&judged.map_err(ApiError)?);
+    value["version"] = json!(version);
+    value["plies"] = json!(game.moves.len());
+    value["uci"] = json!(game.uci_moves());
+    Ok(value)
 }
 
 fn undo(app: &App, body: &str) -> Result<Value, ApiError> {
@@ -122,24 +238,30 @@ fn undo(app: &App, body: &str) -> Result<Value, ApiError> {
 
 /// The engine's move: searches with the given limits (1 s when none), waits
 /// without holding the game, then answers (and plays, with `"play": true`).
+/// With `"clock": true` the search is timed by the game's running clock.
 fn go(app: &App, body: &str) -> Result<Value, ApiError> {
-    let f = fields(body, &["movetime", "depth", "nodes", "play"])?;
+    let f = fields(body, &["movetime", "depth", "nodes", "play", "clock", "truncate"])?;
     let movetime = number(&f, "movetime", 1..=MAX_MOVETIME_MS)?;
     let depth = number(&f, "depth", 1..=MAX_DEPTH)?;
     let nodes = number(&f, "nodes", 1..=u64::MAX >> 1)?;
-    let play = match f.get("play") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return refuse("field \"play\" must be true or false"),
+    let play = flag(&f, "play")?;
+    let truncate = flag(&f, "truncate")?;
+    let (limits, wait) = if flag(&f, "clock")? {
+        let Some(limits) = app.session().clock_limits() else {
+            return refuse("no clock is running");
+        };
+        let left = limits.wtime.max(limits.btime).unwrap_or(0);
+        (limits, Duration::from_millis(left) + Duration::from_secs(10))
+    } else {
+        let movetime = match (movetime, depth, nodes) {
+            (None, None, None) => Some(1000),
+            (t, _, _) => t,
+        };
+        let wait = movetime.map_or(UNTIMED_WAIT, |t| Duration::from_millis(t) + Duration::from_secs(10));
+        (Limits { movetime, depth: depth.map(|d| d as u32), nodes, ..Limits::default() }, wait)
     };
-    let movetime = match (movetime, depth, nodes) {
-        (None, None, None) => Some(1000),
-        (t, _, _) => t,
-    };
-    let limits = Limits { movetime, depth: depth.map(|d| d as u32), nodes, ..Limits::default() };
-    let wait = movetime.map_or(UNTIMED_WAIT, |t| Duration::from_millis(t) + Duration::from_secs(10));
     let (tx, rx) = mpsc::channel();
-    let version = app.session().start_move_search(limits, tx)?;
+    let version = app.session().start_move_search(limits, tx, play, truncate)?;
     let answer = match rx.recv_timeout(wait) {
         Ok(a) => a,
         Err(_) => {
@@ -182,6 +304,14 @@ fn fields(body: &str, allowed: &[&str]) -> Result<Map<String, Value>, ApiError> 
         return refuse(format!("unknown field {key:?}"));
     }
     Ok(map)
+}
+
+fn flag(f: &Map<String, Value>, key: &str) -> Result<bool, ApiError> {
+    match f.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => refuse(format!("field {key:?} must be true or false")),
+    }
 }
 
 fn text<'a>(f: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ApiError> {

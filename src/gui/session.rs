@@ -1,10 +1,13 @@
 //! The game the browser shows: the in-process engine (the protocol-free
-//! core), the moves played with their SAN, and the analysis switch. Every
-//! change bumps a version and is announced on the event hub, so several
+//! core), the moves played with their SAN, the position viewed (any move of
+//! the game; the engine and the analysis stand there), the clocks, and the
+//! endings the rules do not decide (resignation, agreed draw, flag fall).
+//! Every change bumps a version and is announced on the event hub, so several
 //! tabs stay in step. Knows nothing of HTTP; its answers are JSON values.
 
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -12,15 +15,17 @@ use super::hub::Hub;
 use crate::catalogue::Catalogue;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::fen::FenError;
-use crate::game::pgn::{read_pgn, write_game, PgnContext};
+use crate::game::pgn::Replayed;
+use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
 use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
 use crate::game::san::{move_to_san, parse_san};
-use crate::game::tc::TimeControl;
+use crate::game::tc::{GameClock, TimeControl};
 use crate::moves::{Move, MoveKind, MoveList};
-use crate::outcome::GameEnd;
+use crate::outcome::Outcome;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
 use crate::search::{Limits, Score, SearchResult};
+use crate::variant::describe::{display_name, legend};
 use crate::variant::Variant;
 
 /// Most moves (plies) an imported game may have: each is checked against
@@ -38,6 +43,12 @@ pub struct ApiError(pub String);
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> ApiError {
         ApiError(e.to_string())
+    }
+}
+
+impl From<String> for ApiError {
+    fn from(e: String) -> ApiError {
+        ApiError(e)
     }
 }
 
@@ -61,12 +72,30 @@ pub struct SearchAnswer {
     pub pv: Vec<Move>,
 }
 
+/// How a game ended that the rules did not end: a resignation, an agreed
+/// draw, a flag fall.
+#[derive(Clone, Debug)]
+struct Ending {
+    outcome: Outcome,
+    reason: String,
+    termination: Termination,
+}
+
 /// One game shown in the browser, shared by every tab.
 pub struct Session {
     engine: Engine,
     /// The position the game started from.
     start_fen: String,
+    /// The game's moves, the whole line.
     played: Vec<PlayedMove>,
+    /// The same moves, to replay the line.
+    line: Vec<Move>,
+    /// How many of the moves the viewed position comes after (the engine stands there).
+    cursor: usize,
+    /// A resignation, agreed draw or flag fall.
+    ending: Option<Ending>,
+    /// The clocks, when the game is played to a time control.
+    clock: Option<GameClock>,
     names: [String; 2],
     version: u64,
     /// MultiPV of the running analysis, if analysing.
@@ -84,6 +113,10 @@ impl Session {
             start_fen: engine.position().to_fen(),
             engine,
             played: Vec::new(),
+            line: Vec::new(),
+            cursor: 0,
+            ending: None,
+            clock: None,
             names: ["?".to_string(), "?".to_string()],
             version: 0,
             analysis: None,
@@ -102,8 +135,10 @@ impl Session {
         Value::Array(self.engine.registry().variants().map(|v| variant_json(v)).collect())
     }
 
-    /// Everything the page draws: board, hands, legal moves, move list, result.
+    /// Everything the page draws: the viewed position (board, hands, legal
+    /// moves, its result), the move list, the clocks and the game's result.
     pub fn state_json(&mut self) -> Value {
+        self.check_flag();
         let mut pos = self.engine.position().clone();
         let v = Arc::clone(pos.variant());
         let shape = v.shape;
@@ -137,7 +172,23 @@ impl Session {
         let legal: Vec<Value> = list.iter().map(|&m| move_json(&mut pos, m)).collect();
         let side = pos.side_to_move();
         let check = (!pos.in_setup() && pos.in_check()).then(|| pos.king_square(side)).flatten();
-        let result = pos.game_end().map(|end| json!({"result": end.outcome().pgn(), "reason": end.to_string()}));
+        let at_end = self.cursor == self.played.len();
+        let ending = self.ending.as_ref().map(|e| json!({"result": e.outcome.pgn(), "reason": e.reason}));
+        let result = match pos.game_end() {
+            Some(end) => Some(json!({"result": end.outcome().pgn(), "reason": end.to_string()})),
+            None if at_end => ending.clone(),
+            None => None,
+        };
+        let game_result = if at_end { result.clone() } else { self.end_result() };
+        let now = Instant::now();
+        let clock = self.clock.as_ref().map(|c| {
+            json!({
+                "white_ms": c.left_ms(Color::White, now).max(0),
+                "black_ms": c.left_ms(Color::Black, now).max(0),
+                "running": c.running().map(|s| s.name().to_lowercase()),
+                "control": c.control.to_string(),
+            })
+        });
         json!({
             "version": self.version,
             "variant": v.name,
@@ -150,18 +201,31 @@ impl Session {
             "hands": hands,
             "legal": legal,
             "check": check.map(|sq| sq.to_string()),
-            "last": self.played.last().map(|p| p.uci.clone()),
+            "last": self.cursor.checked_sub(1).map(|i| self.played[i].uci.clone()),
+            "ply": self.cursor,
             "moves": self.played.iter().map(|p| json!({"uci": p.uci, "san": p.san, "white": p.white, "number": p.number})).collect::<Vec<_>>(),
             "result": result,
+            "game_result": game_result,
+            "clock": clock,
             "analysing": self.analysis,
             "thinking": self.thinking,
             "names": {"white": self.names[0], "black": self.names[1]},
         })
     }
 
-    /// A new game of `variant` from its start or from `fen`. Checked before
+    /// A new game of `variant` from its start or from `fen`, to the clock
+    /// `clock` if given (the side to move's starts at once). Checked before
     /// anything changes, so a refusal keeps the game.
-    pub fn new_game(&mut self, variant: &str, fen: Option<&str>, names: [Option<&str>; 2]) -> Result<(), ApiError> {
+    pub fn new_game(
+        &mut self,
+        variant: &str,
+        fen: Option<&str>,
+        names: [Option<&str>; 2],
+        clock: Option<TimeControl>,
+    ) -> Result<(), ApiError> {
+        if clock.is_some_and(|c| c.clock.is_none()) {
+            return refuse("the clock needs a time control such as 300+3 (seconds and increment)");
+        }
         let Some(v) = self.engine.registry().get(variant) else {
             return refuse(format!("unknown variant {variant:?}"));
         };
@@ -174,6 +238,11 @@ impl Session {
         self.engine.set_position(fen, &[])?;
         self.start_fen = self.engine.position().to_fen();
         self.played.clear();
+        self.line.clear();
+        self.cursor = 0;
+        self.ending = None;
+        let side = self.engine.position().side_to_move();
+        self.clock = clock.and_then(|tc| GameClock::start(tc, side, Instant::now()));
         for (slot, name) in self.names.iter_mut().zip(names) {
             *slot = name.unwrap_or("?").to_string();
         }
@@ -181,36 +250,195 @@ impl Session {
         Ok(())
     }
 
-    /// Plays a move written in UCI form or SAN.
-    pub fn play(&mut self, text: &str) -> Result<(), ApiError> {
+    /// Plays a move written in UCI form or SAN in the viewed position. When
+    /// later moves follow it, the game's own next move just steps forward;
+    /// another move drops the rest of the game, only with `truncate`.
+    pub fn play(&mut self, text: &str, truncate: bool) -> Result<(), ApiError> {
+        self.check_flag();
         self.refuse_if_over()?;
         let mut pos = self.engine.position().clone();
         let Some(m) = parse_san(&mut pos, text) else {
             return refuse(format!("illegal move {text:?}"));
         };
-        self.record(m, None);
+        if self.line.get(self.cursor) == Some(&m) {
+            return self.view(self.cursor + 1);
+        }
+        self.make_room(truncate)?;
+        self.record(m, None)
+    }
+
+    /// Drops the moves after the viewed position (with `truncate`; a refusal
+    /// without it). Taking moves back stops the clocks.
+    fn make_room(&mut self, truncate: bool) -> Result<(), ApiError> {
+        let later = self.played.len() - self.cursor;
+        if later == 0 {
+            return Ok(());
+        }
+        if !truncate {
+            return refuse(format!(
+                "you are viewing move {} of {}: playing here drops the {later} later moves (send \"truncate\": true)",
+                self.cursor,
+                self.played.len()
+            ));
+        }
+        self.played.truncate(self.cursor);
+        self.line.truncate(self.cursor);
+        self.ending = None;
+        self.stop_clock();
         Ok(())
     }
 
-    /// Takes back `plies` moves.
+    /// Takes back `plies` moves from the viewed position and drops what
+    /// followed it; the clocks stop.
     pub fn undo(&mut self, plies: usize) -> Result<(), ApiError> {
-        if plies == 0 || plies > self.played.len() {
-            return refuse(format!("cannot take back {plies} moves: {} played", self.played.len()));
+        if plies == 0 || plies > self.cursor {
+            return refuse(format!("cannot take back {plies} moves: {} played", self.cursor));
         }
-        for _ in 0..plies {
-            self.engine.undo()?;
-            self.played.pop();
+        let keep = self.cursor - plies;
+        self.cursor = keep;
+        self.set_engine_position()?;
+        self.played.truncate(keep);
+        self.line.truncate(keep);
+        self.ending = None;
+        self.stop_clock();
+        self.changed();
+        Ok(())
+    }
+
+    /// Views the position after `ply` moves of the game (0: the start); the
+    /// analysis follows it. Refused while the engine thinks on a move.
+    pub fn view(&mut self, ply: usize) -> Result<(), ApiError> {
+        if ply > self.played.len() {
+            return refuse(format!("no move {ply}: the game has {} moves", self.played.len()));
+        }
+        if self.thinking && ply != self.cursor {
+            // Its search stands on the game's last position (and its clock may run).
+            return refuse("the engine is thinking on a move");
+        }
+        if ply != self.cursor {
+            self.cursor = ply;
+            self.set_engine_position()?;
         }
         self.changed();
         Ok(())
     }
 
+    /// Puts the engine on the viewed position.
+    fn set_engine_position(&mut self) -> Result<(), ApiError> {
+        let moves: Vec<&str> = self.played[..self.cursor].iter().map(|p| p.uci.as_str()).collect();
+        self.engine.set_position(Some(&self.start_fen), &moves)?;
+        Ok(())
+    }
+
+    /// `side` resigns: the game ends (the viewed position stays).
+    pub fn resign(&mut self, side: Color) -> Result<(), ApiError> {
+        self.refuse_if_game_over()?;
+        let reason = format!("{} resigns", side_name(side));
+        self.end(Outcome::win_for(!side), reason, Termination::Normal);
+        Ok(())
+    }
+
+    /// The game ends in a draw both sides agreed.
+    pub fn agree_draw(&mut self) -> Result<(), ApiError> {
+        self.refuse_if_game_over()?;
+        self.end(Outcome::Draw, "Draw by agreement".to_string(), Termination::Normal);
+        Ok(())
+    }
+
+    /// Looks at the clocks: a fallen flag ends the game. True when it did.
+    pub fn check_flag(&mut self) -> bool {
+        let now = Instant::now();
+        let Some(side) = self.clock.as_ref().and_then(|c| c.flagged(now)) else { return false };
+        let reason = format!("{}'s flag fell", side_name(side));
+        self.end(GameClock::flag_outcome(side), reason, Termination::TimeForfeit);
+        true
+    }
+
+    fn end(&mut self, outcome: Outcome, reason: String, termination: Termination) {
+        self.stop_clock();
+        self.ending = Some(Ending { outcome, reason, termination });
+        self.changed();
+    }
+
+    fn stop_clock(&mut self) {
+        if let Some(c) = &mut self.clock {
+            c.stop(Instant::now());
+        }
+    }
+
+    /// The search limits of the side to move's clock; None without a running clock.
+    pub fn clock_limits(&self) -> Option<Limits> {
+        let clock = self.clock.as_ref()?;
+        clock.running()?;
+        let now = Instant::now();
+        let (w, winc, togo) = clock.budget(Color::White, now);
+        let (b, binc, _) = clock.budget(Color::Black, now);
+        Some(Limits {
+            wtime: Some(w),
+            btime: Some(b),
+            winc: Some(winc),
+            binc: Some(binc),
+            movestogo: (togo > 0).then_some(togo),
+            ..Limits::default()
+        })
+    }
+
+    /// The game's result at its last move: an ending, or the rules'.
+    fn end_result(&self) -> Option<Value> {
+        if let Some(e) = &self.ending {
+            return Some(json!({"result": e.outcome.pgn(), "reason": e.reason}));
+        }
+        let mut pos = self.end_position();
+        pos.game_end().map(|end| json!({"result": end.outcome().pgn(), "reason": end.to_string()}))
+    }
+
+    /// The position after the game's last move.
+    fn end_position(&self) -> Position {
+        let mut pos = self.engine.position().clone();
+        for &m in &self.line[self.cursor..] {
+            pos.make(m);
+        }
+        pos
+    }
+
+    /// The whole game as the rules replay it, for "Analyse game", with the
+    /// catalogue to judge it and the version it belongs to.
+    pub fn game_for_review(&self) -> Result<(Catalogue, Replayed, u64), ApiError> {
+        if self.line.is_empty() {
+            return refuse("no moves to analyse");
+        }
+        let variant = Arc::clone(self.engine.variant());
+        let start = Position::from_fen(Arc::clone(&variant), &self.start_fen)?;
+        let replayed = Replayed { variant, start, moves: self.line.clone() };
+        Ok((self.engine.catalogue().clone(), replayed, self.version))
+    }
+
+    /// What an engine needs to judge a draw offer: the catalogue and the
+    /// game's last position, with the version it belongs to.
+    pub fn position_for_draw(&mut self) -> Result<(Catalogue, Position, u64), ApiError> {
+        self.check_flag();
+        self.refuse_if_game_over()?;
+        Ok((self.engine.catalogue().clone(), self.end_position(), self.version))
+    }
+
     /// Starts the engine's search for a move; its answer comes through
     /// `answer`. Returns the version the search belongs to.
-    pub fn start_move_search(&mut self, limits: Limits, answer: Sender<SearchAnswer>) -> Result<u64, ApiError> {
+    /// With `play`, the search's move will be played: from an earlier
+    /// position only with `truncate` (which drops the later moves now).
+    pub fn start_move_search(
+        &mut self,
+        limits: Limits,
+        answer: Sender<SearchAnswer>,
+        play: bool,
+        truncate: bool,
+    ) -> Result<u64, ApiError> {
+        self.check_flag();
         self.refuse_if_over()?;
         if self.thinking {
             return refuse("the engine is already thinking on a move");
+        }
+        if play {
+            self.make_room(truncate)?;
         }
         self.analysis = None;
         self.engine.set_option("MultiPV", "1")?;
@@ -244,7 +472,7 @@ impl Session {
             "pv_san": pv_san,
         });
         if play {
-            self.record(best, Some(comment(result.score, result.depth)));
+            self.record(best, Some(comment(result.score, result.depth)))?;
         }
         Ok(reply)
     }
@@ -282,19 +510,24 @@ impl Session {
         }
     }
 
-    /// The game as PGN (the match runner's writer).
+    /// The whole game as PGN (the match runner's writer).
     pub fn pgn(&mut self) -> String {
-        let mut pos = self.engine.position().clone();
-        let end = pos.game_end();
+        let end = self.end_position().game_end();
+        let (outcome, termination, reason) = match (&self.ending, end) {
+            (Some(e), _) => (Some(e.outcome), e.termination, e.reason.clone()),
+            (None, Some(end)) => (Some(end.outcome()), Termination::Normal, end.to_string()),
+            (None, None) => (None, Termination::Unterminated, String::new()),
+        };
+        let tc = self.clock.as_ref().map_or_else(TimeControl::default, |c| c.control);
         let record = GameRecord {
             white: self.names[0].clone(),
             black: self.names[1].clone(),
             start_fen: self.start_fen.clone(),
             moves: self.played.clone(),
-            outcome: end.map(GameEnd::outcome),
-            termination: if end.is_some() { Termination::Normal } else { Termination::Unterminated },
-            reason: end.map_or_else(String::new, |e| e.to_string()),
-            tc: [TimeControl::default(); 2],
+            outcome,
+            termination,
+            reason,
+            tc: [tc; 2],
         };
         let variant = Arc::clone(self.engine.variant());
         write_game(&record, &PgnContext { event: "menagerie gui", round: 1, variant: &variant })
@@ -309,50 +542,63 @@ impl Session {
         if game.moves.len() > MAX_IMPORTED_MOVES {
             return refuse(format!("the game has over {MAX_IMPORTED_MOVES} moves"));
         }
-        let name = game.tag("Variant").unwrap_or("chess").to_lowercase();
-        let Some(v) = self.engine.registry().get(&name) else {
-            return refuse(format!("unknown variant {name:?}"));
-        };
+        let replayed = replay(self.engine.registry(), &game).map_err(ApiError)?;
+        let name = replayed.variant.name.clone();
         let fen = game.tag("FEN");
-        let mut pos = match fen {
-            Some(f) => Position::from_fen(Arc::clone(&v), f)?,
-            None => Position::startpos(Arc::clone(&v))?,
-        };
-        let mut moves = Vec::with_capacity(game.moves.len());
-        for (i, text) in game.moves.iter().enumerate() {
-            if pos.game_end().is_some() {
-                return refuse(format!("move {} ({text}) comes after the end of the game", i + 1));
-            }
-            let Some(m) = parse_san(&mut pos, text) else {
-                return refuse(format!("move {} ({text}) is illegal", i + 1));
-            };
-            moves.push(pos.move_to_uci(m, false));
-            pos.make(m);
-        }
-        self.new_game(&name, fen, [game.tag("White"), game.tag("Black")])?;
+        let moves = replayed.uci_moves();
+        self.new_game(&name, fen, [game.tag("White"), game.tag("Black")], None)?;
         for uci in &moves {
             let mut pos = self.engine.position().clone();
             let m = pos.parse_move(uci).map_err(EngineError::from)?;
-            self.record(m, None);
+            self.record(m, None)?;
         }
         Ok(())
     }
 
+    /// Refuses a move in the viewed position when the rules or an ending have ended the game there.
     fn refuse_if_over(&mut self) -> Result<(), ApiError> {
         match self.engine.game_end() {
             Some(end) => refuse(format!("the game is over: {} ({end})", end.outcome().pgn())),
+            None if self.cursor == self.played.len() => self.refuse_if_game_over(),
             None => Ok(()),
         }
     }
 
-    /// Plays a legal move of the current position and records it.
-    fn record(&mut self, m: Move, comment: Option<String>) {
+    /// Refuses when the game (at its last move) is over.
+    fn refuse_if_game_over(&self) -> Result<(), ApiError> {
+        match self.end_result() {
+            Some(r) => refuse(format!(
+                "the game is over: {} ({})",
+                r["result"].as_str().unwrap_or("?"),
+                r["reason"].as_str().unwrap_or("?")
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Plays a legal move of the viewed position (the game's last) and
+    /// records it; the mover's clock is charged. A move made after its
+    /// side's flag fell is refused, and the game ends.
+    fn record(&mut self, m: Move, comment: Option<String>) -> Result<(), ApiError> {
         let mut pos = self.engine.position().clone();
+        let side = pos.side_to_move();
+        if let Some(clock) = &mut self.clock {
+            if !clock.moved(side, Instant::now()) {
+                self.check_flag();
+                return refuse(format!("{}'s flag fell before the move", side_name(side)));
+            }
+        }
         let mut played = make_recorded(&mut pos, m, String::new());
         played.comment = comment;
         self.engine.play_move(m);
         self.played.push(played);
+        self.line.push(m);
+        self.cursor = self.played.len();
+        if self.engine.game_end().is_some() {
+            self.stop_clock();
+        }
         self.changed();
+        Ok(())
     }
 
     /// After every change of the game: a new version, the pages told, the
@@ -425,6 +671,14 @@ impl Session {
     }
 }
 
+/// `White` or `Black`, as a sentence starts.
+fn side_name(side: Color) -> &'static str {
+    match side {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
 /// A variant as the page needs it: board, pieces, rules that show.
 fn variant_json(v: &Variant) -> Value {
     json!({
@@ -439,9 +693,16 @@ fn variant_json(v: &Variant) -> Value {
         "pieces": v.pieces.iter().enumerate().map(|(k, p)| json!({
             "letter": p.letter.to_string(),
             "name": p.name,
+            "title": display_name(&p.name),
             "betza": p.betza,
             "value": p.value,
             "royal": v.royal == Some(PieceKind(k as u8)),
+        })).collect::<Vec<_>>(),
+        "legend": legend(v).into_iter().map(|l| json!({
+            "letter": l.letter.to_string(),
+            "name": l.name,
+            "moves": l.moves,
+            "notes": l.notes,
         })).collect::<Vec<_>>(),
     })
 }

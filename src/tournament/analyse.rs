@@ -3,8 +3,15 @@
 //! and prints the lines as a person reads them (score in pawns from White's
 //! point of view, depth, the PV in SAN-like notation with the variant's
 //! letters) or as JSON. The default engine is this program's own `uci`.
+//!
+//! With `--pgn FILE` it judges whole games move by move and writes them back
+//! as annotated PGN ([`crate::review::review_game`]); with `--epd FILE` it
+//! runs a test suite ([`crate::review::run_suite`]). Both search with
+//! menagerie's engine in this process unless `--engine` names a UCI engine.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -15,10 +22,16 @@ use serde_json::{json, Value};
 
 use super::player::uci::{parse_info, InfoLine, UciPlayer};
 use super::player::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
+use crate::catalogue::Catalogue;
+use crate::game::epd::read_suite;
+use crate::game::judge::{annotated_pgn, judged_json, Probe, Thresholds};
+use crate::game::pgn::{read_pgn, replay};
 use crate::game::san::move_to_san;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::registry::Registry;
+use crate::review::{review_game, run_suite, InProcess, Searcher, SuiteResult};
+use crate::search::Limits;
 use crate::variant::Variant;
 
 /// `menagerie analyse`: search a position with a UCI engine.
@@ -33,10 +46,23 @@ pub struct AnalyseArgs {
     /// Moves from the position, in UCI text separated by spaces.
     #[arg(long, default_value = "")]
     pub moves: String,
+    /// Judge every game of this PGN file move by move and write it back annotated.
+    #[arg(long, conflicts_with_all = ["fen", "moves", "epd", "multipv"])]
+    pub pgn: Option<PathBuf>,
+    /// With --pgn: only this game (1-based).
+    #[arg(long, requires = "pgn")]
+    pub game: Option<usize>,
+    /// Run the test suite of this EPD file (`bm`/`am` operations) and count the solved positions.
+    #[arg(long, conflicts_with_all = ["fen", "moves", "multipv"])]
+    pub epd: Option<PathBuf>,
+    /// With --pgn: write the annotated PGN to this file (and the summaries to standard output).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
     /// Search depth.
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Search time in milliseconds (default 2000 when no other limit is given).
+    /// Search time in milliseconds (when no other limit is given: 2000, or 500 per
+    /// position with --pgn and --epd).
     #[arg(long)]
     pub movetime: Option<u64>,
     /// Node budget.
@@ -337,9 +363,16 @@ fn text_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
     out
 }
 
-/// Runs `menagerie analyse`.
-pub fn run_analyse(args: &AnalyseArgs, registry: &Registry) -> ExitCode {
-    match analyse(args, registry) {
+/// Runs `menagerie analyse`: one position, the games of `--pgn` or the suite of `--epd`.
+pub fn run_analyse(args: &AnalyseArgs, catalogue: &Catalogue) -> ExitCode {
+    let answer = if args.pgn.is_some() {
+        analyse_games(args, catalogue)
+    } else if args.epd.is_some() {
+        run_epd(args, catalogue)
+    } else {
+        analyse(args, catalogue.registry())
+    };
+    match answer {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS
@@ -349,6 +382,232 @@ pub fn run_analyse(args: &AnalyseArgs, registry: &Registry) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Per-position limits of `--pgn` and `--epd` (500 ms when none is given).
+fn position_limits(args: &AnalyseArgs) -> Limits {
+    let mut limits = Limits { depth: args.depth, nodes: args.nodes, movetime: args.movetime, ..Limits::default() };
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+        limits.movetime = Some(500);
+    }
+    limits
+}
+
+/// The limits as the annotation names them: `nodes=2000`, `depth=8 movetime=500ms`.
+fn limits_text(limits: &Limits) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = limits.depth {
+        parts.push(format!("depth={d}"));
+    }
+    if let Some(n) = limits.nodes {
+        parts.push(format!("nodes={n}"));
+    }
+    if let Some(t) = limits.movetime {
+        parts.push(format!("movetime={t}ms"));
+    }
+    parts.join(" ")
+}
+
+/// An external UCI engine (`--engine`) as a [`Searcher`], to the same limits.
+struct UciSearcher {
+    engine: UciPlayer,
+    go: String,
+    timeout: Duration,
+    stop: AtomicBool,
+}
+
+impl UciSearcher {
+    fn start(args: &AnalyseArgs, cmd: &str, limits: &Limits) -> Result<UciSearcher, String> {
+        let stop = AtomicBool::new(false);
+        let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
+        tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
+        let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+        let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
+        let engine = UciPlayer::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}"))?;
+        let mut go = String::from("go");
+        for (word, value) in
+            [("depth", limits.depth.map(u64::from)), ("nodes", limits.nodes), ("movetime", limits.movetime)]
+        {
+            if let Some(v) = value {
+                go.push_str(&format!(" {word} {v}"));
+            }
+        }
+        Ok(UciSearcher { engine, go, timeout: Duration::from_secs(args.timeout.max(1)), stop })
+    }
+}
+
+impl Searcher for UciSearcher {
+    fn new_game(&mut self, variant: &Arc<Variant>) -> Result<(), String> {
+        self.engine.new_game(variant, &variant.start_fen, &self.stop).map_err(|e| format!("engine: {e}"))
+    }
+
+    fn search(&mut self, pos: &Position, start_fen: &str, moves: &[String]) -> Result<Probe, String> {
+        let position = UciPlayer::position_command(&pos.variant().start_fen, start_fen, moves);
+        self.engine.process.send(&position).map_err(|e| e.to_string())?;
+        self.engine.process.send(&self.go).map_err(|e| e.to_string())?;
+        let (best, lines) = read_lines(&mut self.engine.process, Instant::now() + self.timeout, &self.stop)?;
+        let line = lines.into_iter().find(|l| l.multipv == Some(1)).unwrap_or_default();
+        let best = (best != "(none)" && best != "0000").then_some(best);
+        Ok(Probe { best, cp: line.score_cp, mate: line.mate, pv: line.pv, depth: line.depth.unwrap_or(0) })
+    }
+}
+
+impl Drop for UciSearcher {
+    fn drop(&mut self) {
+        let _ = self.engine.process.send("quit");
+        self.engine.process.shutdown(Duration::from_millis(500));
+    }
+}
+
+/// The engine of `--pgn`/`--epd`: menagerie's own in this process, or `--engine`'s.
+fn searcher(args: &AnalyseArgs, catalogue: &Catalogue, limits: &Limits) -> Result<(Box<dyn Searcher>, String), String> {
+    match &args.engine {
+        Some(cmd) => Ok((Box::new(UciSearcher::start(args, cmd, limits)?), cmd.clone())),
+        None => {
+            let engine = InProcess::new(catalogue.clone(), &args.options, limits.clone())?;
+            Ok((Box::new(engine), "menagerie".to_string()))
+        }
+    }
+}
+
+/// Reads a file named on the command line as text.
+fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `--pgn`: every game (or `--game N`) judged; the annotated PGN, or JSON.
+fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> {
+    let path = args.pgn.as_deref().unwrap_or(std::path::Path::new(""));
+    let games = read_pgn(&read_text(path)?);
+    if games.is_empty() {
+        return Err(format!("no game in {}", path.display()));
+    }
+    let chosen: Vec<(usize, &crate::game::pgn::PgnGame)> = match args.game {
+        Some(n) if n == 0 || n > games.len() => {
+            return Err(format!("--game {n}: {} has games 1 to {}", path.display(), games.len()))
+        }
+        Some(n) => vec![(n, &games[n - 1])],
+        None => games.iter().enumerate().map(|(i, g)| (i + 1, g)).collect(),
+    };
+    // Every game is checked before the first search.
+    let replayed: Vec<_> = chosen
+        .iter()
+        .map(|(n, g)| replay(catalogue.registry(), g).map_err(|e| format!("game {n}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let limits = position_limits(args);
+    let (mut engine, name) = searcher(args, catalogue, &limits)?;
+    let annotator = format!("{name} ({} per position)", limits_text(&limits));
+    let show_progress = std::io::stderr().is_terminal();
+    let (mut pgn, mut summaries, mut json_games) = (String::new(), String::new(), Vec::new());
+    for ((n, game), replayed) in chosen.iter().zip(&replayed) {
+        let mut progress = |done: usize, total: usize| {
+            if show_progress {
+                eprint!("\rgame {n}: position {done}/{total}");
+            }
+        };
+        let judged = review_game(engine.as_mut(), replayed, &Thresholds::LICHESS, &mut progress)
+            .map_err(|e| format!("game {n}: {e}"))?;
+        if show_progress {
+            eprintln!();
+        }
+        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &judged, &annotator);
+        let who = |tag: &str| game.tag(tag).unwrap_or("?").to_string();
+        let _ = writeln!(
+            summaries,
+            "game {n}: {} - {} ({}, {} moves, {})\n  White: {}\n  Black: {}",
+            who("White"),
+            who("Black"),
+            replayed.variant.name,
+            judged.moves.len(),
+            game.result,
+            judged.summary[0].text(),
+            judged.summary[1].text()
+        );
+        if args.json {
+            let mut value = judged_json(&judged);
+            value["game"] = json!(n);
+            value["variant"] = json!(replayed.variant.name);
+            value["start_fen"] = json!(replayed.start_fen());
+            value["result"] = json!(game.result);
+            value["tags"] =
+                game.tags.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>().into();
+            value["pgn"] = json!(text);
+            json_games.push(value);
+        }
+        pgn.push_str(&text);
+    }
+    if let Some(out) = &args.output {
+        std::fs::write(out, &pgn).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    Ok(if args.json {
+        format!("{}\n", json!({ "annotator": annotator, "games": json_games }))
+    } else if args.output.is_some() {
+        summaries
+    } else {
+        pgn
+    })
+}
+
+/// `--epd`: each position searched once; solved / total and the failures.
+fn run_epd(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> {
+    let path = args.epd.as_deref().unwrap_or(std::path::Path::new(""));
+    let variant = catalogue
+        .registry()
+        .get(&args.variant)
+        .ok_or_else(|| format!("unknown variant {:?} (try `menagerie variants`)", args.variant))?;
+    let entries = read_suite(&variant, &read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    let limits = position_limits(args);
+    let (mut engine, _) = searcher(args, catalogue, &limits)?;
+    let show_progress = std::io::stderr().is_terminal() && !args.json;
+    let results = run_suite(engine.as_mut(), &entries, &mut |r| {
+        if show_progress {
+            eprintln!("{}", suite_line(r));
+        }
+    })?;
+    let solved = results.iter().filter(|r| r.solved).count();
+    if args.json {
+        let rows: Vec<Value> = results
+            .iter()
+            .map(|r| json!({"id": r.id, "line": r.line, "played": r.played, "score": r.score, "wanted": r.wanted, "solved": r.solved}))
+            .collect();
+        let report = json!({"variant": variant.name, "limits": limits_text(&limits), "solved": solved, "total": results.len(), "results": rows});
+        return Ok(format!("{report}\n"));
+    }
+    let mut out = String::new();
+    for r in &results {
+        let _ = writeln!(out, "{}", suite_line(r));
+    }
+    let _ =
+        writeln!(out, "solved {solved} / {} ({}, {} per position)", results.len(), variant.name, limits_text(&limits));
+    let failures: Vec<&SuiteResult> = results.iter().filter(|r| !r.solved).collect();
+    if !failures.is_empty() {
+        let _ = writeln!(out, "failures:");
+        for r in failures {
+            let _ = writeln!(
+                out,
+                "  line {} {:?}: played {}, wanted {}",
+                r.line,
+                r.id,
+                r.played.as_deref().unwrap_or("nothing"),
+                r.wanted
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// One suite result as a line: `ok   line 3 "mate": Ra8# (#1; bm Ra8#)`.
+fn suite_line(r: &SuiteResult) -> String {
+    format!(
+        "{:<4} line {} {:?}: {} ({}; {})",
+        if r.solved { "ok" } else { "FAIL" },
+        r.line,
+        r.id,
+        r.played.as_deref().unwrap_or("no move"),
+        r.score,
+        r.wanted
+    )
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! `menagerie play`: a game in the terminal against menagerie's own engine
 //! (this program's `uci`, as a child process), another engine command (UCI or
 //! XBoard), or with `--random` the random mover. The board is drawn in
-//! text with the variant's letters and hands; moves are typed as UCI text.
-//! The rules core's game-end decision ends the game.
+//! text with the variant's letters and hands (each man in hand named);
+//! moves are typed as UCI text, and `legend` lists the variant's pieces with
+//! how they move in words ([`crate::variant::describe`]). The rules core's
+//! game-end decision ends the game.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -21,6 +23,7 @@ use crate::moves::MoveList;
 use crate::piece::{Color, PieceKind};
 use crate::position::Position;
 use crate::registry::Registry;
+use crate::variant::describe::{display_name, legend};
 use crate::variant::Variant;
 
 /// `menagerie play`: play against an engine in the terminal.
@@ -81,18 +84,33 @@ pub fn draw_board(pos: &Position) -> String {
     out.push('\n');
     if v.hands {
         for color in Color::ALL {
-            let mut hand = String::new();
-            for k in 0..v.kind_count() {
-                let kind = PieceKind(k as u8);
-                for _ in 0..pos.hand_count(color, kind) {
-                    hand.push(v.pieces[k].letter);
-                }
-            }
-            out.push_str(&format!("{} hand: {}\n", color.name(), if hand.is_empty() { "-" } else { &hand }));
+            let held: Vec<String> = (0..v.kind_count())
+                .filter_map(|k| {
+                    let count = pos.hand_count(color, PieceKind(k as u8));
+                    let piece = &v.pieces[k];
+                    let times = if count > 1 { format!(" x{count}") } else { String::new() };
+                    (count > 0).then(|| format!("{} ({}){times}", piece.letter, display_name(&piece.name)))
+                })
+                .collect();
+            let hand = if held.is_empty() { "-".to_string() } else { held.join(", ") };
+            out.push_str(&format!("{} hand: {hand}\n", color.name()));
         }
     }
     let phase = if pos.in_setup() { " (setup phase)" } else { "" };
     out.push_str(&format!("{} to move{phase}; FEN {}\n", pos.side_to_move().name(), pos.to_fen()));
+    out
+}
+
+/// The variant's pieces: letter, name, how each moves and what its rules
+/// add, in words generated from the variant file.
+pub fn legend_text(v: &Variant) -> String {
+    let mut out = format!("Pieces of {} (White's letters; Black's are lower case):\n", v.name);
+    for piece in legend(v) {
+        out.push_str(&format!("{}  {}\n   {}\n", piece.letter, piece.name, piece.moves));
+        for note in &piece.notes {
+            out.push_str(&format!("   {note}\n"));
+        }
+    }
     out
 }
 
@@ -225,6 +243,10 @@ fn human_turn(input: &mut impl Iterator<Item = std::io::Result<String>>, pos: &m
             println!("{}", legal_moves_text(pos));
             HumanTurn::Again
         }
+        "legend" => {
+            print!("{}", legend_text(pos.variant()));
+            HumanTurn::Again
+        }
         text => HumanTurn::Move(text.to_string()),
     }
 }
@@ -281,7 +303,7 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     let mut input = std::io::stdin().lock().lines();
     println!("{}", setup.variant.description);
     println!(
-        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `quit` ends.",
+        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `legend` names the pieces, `quit` ends.",
         setup.human.name(),
         Opponent::describe(args)
     );
@@ -319,4 +341,25 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     }
     opponent.quit();
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_and_legend_name_the_men() {
+        let reg = Registry::builtin();
+        let v = reg.get("clockwork").unwrap();
+        let pos = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/4K3[TSSqc] w - - 0 1").unwrap();
+        let board = draw_board(&pos);
+        assert!(board.contains("white hand: T (nc queen), S (nc pawn) x2\n"), "{board}");
+        assert!(board.contains("black hand: Q (queen), C (nc bishop)\n"), "{board}");
+        let text = legend_text(&v);
+        for piece in &v.pieces {
+            assert!(text.contains(&format!("{}  {}\n", piece.letter, display_name(&piece.name))), "{text}");
+        }
+        assert!(text.contains("U  nc rook\n   Slides any distance orthogonally; never captures.\n"), "{text}");
+        assert!(text.contains("turned into the rook (R)"), "{text}");
+    }
 }

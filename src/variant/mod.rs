@@ -4,6 +4,7 @@
 //! is in [`MotionTables`]. How a variant is evaluated is no part of it: the
 //! catalogue pairs each variant with its evaluation data.
 
+pub mod describe;
 pub mod parse;
 
 use crate::geometry::BoardShape;

@@ -1,5 +1,8 @@
-// menagerie's board page: draws the server's state, turns clicks into moves
-// from the engine's legal-move list, and follows the server-sent events.
+// menagerie's board page: draws the server's state (the viewed position of
+// the game), turns clicks into moves from the engine's legal-move list,
+// steps through the game, shows the clocks, the evaluation bar, the graph of
+// an analysed game and the legend of the pieces, and follows the
+// server-sent events.
 "use strict";
 
 const ui = {
@@ -11,6 +14,10 @@ const ui = {
   mode: "none", // which colour the person plays against the engine
   engineBusy: false,
   lines: new Map(),
+  review: null, // the last "Analyse game" answer
+  reviewing: false,
+  clockAt: 0, // when the state's clock readings were taken (performance.now())
+  flagSent: -1, // the version a flag claim was sent for
 };
 
 const $ = (id) => document.getElementById(id);
@@ -40,15 +47,25 @@ async function call(method, path, body) {
   }
 }
 
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+
 function pieceInfo(letter) {
   const upper = letter.toUpperCase();
   const def = ui.variant && ui.variant.pieces.find((p) => p.letter === upper);
-  return { name: def ? def.name : "?", white: letter === upper };
+  return { name: def ? def.name : "?", title: def ? def.title : "?", white: letter === upper };
 }
 
 function pieceHtml(letter, white) {
   const info = pieceInfo(letter);
   return pieceSvg(info.name, letter, white === undefined ? info.white : white);
+}
+
+/** "white nc rook (U)": the name shown on hover. */
+function pieceTitle(letter) {
+  const info = pieceInfo(letter);
+  return `${info.white ? "white" : "black"} ${info.title} (${letter.toUpperCase()})`;
 }
 
 /** Square name of a file and rank index (0-based). */
@@ -58,6 +75,10 @@ function squareName(file, rank) {
 
 function squaresOf(uci) {
   return uci ? uci.match(/[a-z](10|[1-9])/g) || [] : [];
+}
+
+function atEnd() {
+  return ui.state && ui.state.ply === ui.state.moves.length;
 }
 
 function setState(state) {
@@ -73,15 +94,18 @@ function setState(state) {
   }
   const variantChanged = !ui.state || ui.state.variant !== state.variant;
   ui.state = state;
+  ui.clockAt = performance.now();
   if (variantChanged) {
     ui.variant = ui.variants.find((v) => v.name === state.variant) || null;
     $("variant").value = state.variant;
     ui.lines.clear();
+    renderLegend();
   }
   if (ui.linesVersion !== state.version) {
     ui.lines.clear();
     ui.linesVersion = state.version;
   }
+  if (ui.review && !reviewFits()) ui.review = null;
   ui.selected = null;
   $("fen").value = state.fen;
   $("analyse").checked = state.analysing !== null;
@@ -92,14 +116,18 @@ function setState(state) {
 function render() {
   renderBoard();
   renderHands();
+  renderClocks();
   renderStatus();
   renderMoves();
   renderLines();
+  renderNav();
+  renderEvalBar();
+  renderGraph();
 }
 
 function boardSize() {
   const s = ui.state;
-  const room = Math.min(window.innerWidth - 420, window.innerHeight - 220);
+  const room = Math.min(window.innerWidth - 470, window.innerHeight - 260);
   return Math.max(36, Math.min(72, Math.floor(room / Math.max(s.files, s.ranks))));
 }
 
@@ -138,7 +166,8 @@ function renderBoard() {
       let inner = letter ? pieceHtml(letter) : "";
       if (col === 0) inner += `<span class="coord rank">${rank + 1}</span>`;
       if (row === s.ranks - 1) inner += `<span class="coord file">${String.fromCharCode(97 + file)}</span>`;
-      html.push(`<div class="${classes.join(" ")}" data-square="${name}" data-piece="${letter}">${inner}</div>`);
+      const title = letter ? ` title="${escapeHtml(pieceTitle(letter))}"` : "";
+      html.push(`<div class="${classes.join(" ")}" data-square="${name}" data-piece="${letter}"${title}>${inner}</div>`);
     }
   }
   board.innerHTML = html.join("");
@@ -160,12 +189,54 @@ function renderHands() {
       .map((h) => {
         const letter = color === "white" ? h.piece : h.piece.toLowerCase();
         const sel = ui.selected && ui.selected.hand === h.piece && s.side === color ? " sel" : "";
-        return `<div class="held${sel}" data-hand="${color}" data-piece="${h.piece}" title="${pieceInfo(h.piece).name}">${pieceHtml(letter)}<span class="count">${h.count}</span></div>`;
+        const name = escapeHtml(pieceInfo(letter).title);
+        return `<div class="held${sel}" data-hand="${color}" data-piece="${h.piece}" title="${escapeHtml(pieceTitle(letter))}">${pieceHtml(letter)}<span class="count">${h.count}</span><span class="hname">${name}</span></div>`;
       })
       .join("");
     el.innerHTML = `<span class="label">${color}</span>${held}`;
   }
 }
+
+// ---- clocks ----
+
+function clockLeft(color) {
+  const c = ui.state && ui.state.clock;
+  if (!c) return null;
+  const base = c[color + "_ms"];
+  const running = c.running === color && !ui.state.game_result;
+  return Math.max(0, running ? base - (performance.now() - ui.clockAt) : base);
+}
+
+function clockText(ms) {
+  const tenths = Math.floor(ms / 100);
+  const minutes = Math.floor(tenths / 600);
+  const seconds = Math.floor(tenths / 10) % 60;
+  const text = `${minutes}:${String(seconds).padStart(2, "0")}`;
+  return ms < 10000 ? `${text}.${tenths % 10}` : text;
+}
+
+function renderClocks() {
+  const c = ui.state && ui.state.clock;
+  const top = ui.flipped ? "white" : "black";
+  const bottom = ui.flipped ? "black" : "white";
+  for (const [id, color] of [["clock-top", top], ["clock-bottom", bottom]]) {
+    const el = $(id);
+    el.hidden = !c;
+    if (!c) continue;
+    const left = clockLeft(color);
+    el.dataset.color = color;
+    el.textContent = `${color === "white" ? "White" : "Black"} ${clockText(left)}`;
+    el.classList.toggle("running", c.running === color && !ui.state.game_result);
+    el.classList.toggle("low", left < 10000);
+    if (left <= 0 && c.running === color && !ui.state.game_result && ui.flagSent !== ui.state.version) {
+      // The flag has fallen on this page: the server's clock decides.
+      ui.flagSent = ui.state.version;
+      call("POST", "/api/flag").then((state) => state && setState(state));
+    }
+  }
+}
+
+// ---- status, moves, navigation ----
 
 function renderStatus() {
   const s = ui.state;
@@ -176,31 +247,84 @@ function renderStatus() {
     if (s.setup) text += " (setup: swap or keep)";
     if (s.check) text += ", in check";
     if (s.thinking || ui.engineBusy) text += " - the engine is thinking";
+    if (!atEnd()) {
+      text += ` (viewing move ${s.ply} of ${s.moves.length}`;
+      if (s.game_result) text += `; the game ended ${s.game_result.result}`;
+      text += ")";
+    }
   }
   $("status").textContent = text;
 }
 
+function markOf(ply) {
+  const r = ui.review;
+  if (!r || ply < 1 || ply > r.moves.length) return null;
+  return r.moves[ply - 1].mark;
+}
+
+const MARK_CLASS = { "?!": "m-inaccuracy", "?": "m-mistake", "??": "m-blunder" };
+
 function renderMoves() {
   const items = [];
   let current = null;
-  for (const m of ui.state.moves) {
+  ui.state.moves.forEach((m, i) => {
+    const ply = i + 1;
+    const entry = { ply, san: m.san };
     if (m.white || !current || current.number !== m.number || current.black !== null) {
-      current = { number: m.number, white: m.white ? m.san : "...", black: null };
+      current = { number: m.number, white: m.white ? entry : null, black: null };
       items.push(current);
-      if (m.white) continue;
+      if (m.white) return;
     }
-    current.black = m.san;
-  }
+    current.black = entry;
+  });
+  const span = (e) => {
+    if (!e) return "<span>...</span>";
+    const mark = markOf(e.ply);
+    const classes = [];
+    if (e.ply === ui.state.ply) classes.push("cur");
+    if (mark) classes.push(MARK_CLASS[mark]);
+    return `<span data-ply="${e.ply}" class="${classes.join(" ")}">${escapeHtml(e.san)}${mark || ""}</span>`;
+  };
   $("moves").innerHTML = items
-    .map((i) => `<li value="${i.number}"><span>${i.white}</span><span>${i.black || ""}</span></li>`)
+    .map((i) => `<li value="${i.number}">${span(i.white)}${i.black ? span(i.black) : "<span></span>"}</li>`)
     .join("");
-  $("moves").scrollTop = $("moves").scrollHeight;
+  const cur = $("moves").querySelector("span.cur");
+  if (cur) cur.scrollIntoView({ block: "nearest" });
+  else if (atEnd()) $("moves").scrollTop = $("moves").scrollHeight;
 }
+
+function renderNav() {
+  const s = ui.state;
+  const n = s.moves.length;
+  $("nav-ply").textContent = s.ply === 0 ? `start / ${n}` : `move ${s.ply} / ${n}`;
+  $("nav-start").disabled = $("nav-prev").disabled = s.ply === 0;
+  $("nav-end").disabled = $("nav-next").disabled = s.ply === n;
+}
+
+async function viewPly(ply) {
+  const s = ui.state;
+  if (!s || ui.engineBusy) return;
+  ply = Math.max(0, Math.min(s.moves.length, ply));
+  if (ply === s.ply) return;
+  const state = await call("POST", "/api/view", { ply });
+  if (state) setState(state);
+}
+
+// ---- scores: the analysis lines, the bar, the graph ----
 
 function scoreText(score) {
   if (!score) return "";
   if (score.mate !== undefined) return (score.mate > 0 ? "#" : "#-") + Math.abs(score.mate);
+  if (score.result !== undefined) return score.result;
   return (score.cp >= 0 ? "+" : "") + (score.cp / 100).toFixed(2);
+}
+
+/** White's winning chances (-1..1) of a score, as lichess draws them. */
+function chancesOf(score) {
+  if (!score) return 0;
+  if (score.result !== undefined) return score.result === "1-0" ? 1 : score.result === "0-1" ? -1 : 0;
+  const cp = score.mate !== undefined ? (score.mate > 0 ? 1000 : -1000) : Math.max(-1000, Math.min(1000, score.cp));
+  return 2 / (1 + Math.exp(-0.00368208 * cp)) - 1;
 }
 
 function renderLines() {
@@ -211,6 +335,108 @@ function renderLines() {
         `<tr><td>${scoreText(l.white_score)}</td><td>${l.depth}/${l.seldepth}</td><td>${l.nodes}</td><td class="pv">${l.san.join(" ")}</td></tr>`
     )
     .join("");
+}
+
+/** The score the bar shows: the live analysis, else the game analysis at the viewed move. */
+function barScore() {
+  const live = ui.lines.get(1);
+  if (live && ui.state && ui.state.analysing !== null) return live.white_score;
+  const r = ui.review;
+  if (r && ui.state) return ui.state.ply === 0 ? r.start_eval : r.moves[ui.state.ply - 1].eval;
+  return null;
+}
+
+function renderEvalBar() {
+  const score = barScore();
+  const white = 50 + 50 * chancesOf(score);
+  $("evalbar-white").style.height = `${white}%`;
+  $("evalbar").classList.toggle("flipped", ui.flipped);
+  // The label stands at White's end of the bar.
+  $("eval-col").classList.toggle("flipped", ui.flipped);
+  $("eval-text").textContent = score ? scoreText(score) : "-";
+}
+
+/** True when the review belongs to the game shown (the same moves). */
+function reviewFits() {
+  const r = ui.review;
+  const moves = ui.state.moves;
+  return r && r.uci.length === moves.length && r.uci.every((u, i) => u === moves[i].uci);
+}
+
+const GRAPH = { w: 600, h: 140 };
+
+function renderGraph() {
+  const r = ui.review;
+  const box = $("graph-box");
+  box.hidden = !r;
+  if (!r) return;
+  const n = r.moves.length;
+  const x = (ply) => (n === 0 ? 0 : (ply / n) * GRAPH.w);
+  const y = (chances) => GRAPH.h / 2 - (chances * GRAPH.h) / 2;
+  const points = [[0, r.start_white_chances]].concat(r.moves.map((m) => [m.ply, m.white_chances]));
+  const line = points.map(([p, c]) => `${x(p).toFixed(1)},${y(c).toFixed(1)}`).join(" L");
+  const whiteArea = `M0,${GRAPH.h} L${line} L${GRAPH.w},${GRAPH.h} Z`;
+  const marks = r.moves
+    .filter((m) => m.mark)
+    .map((m) => {
+      const who = m.white ? `${m.number}.` : `${m.number}...`;
+      const name = { "?!": "Inaccuracy", "?": "Mistake", "??": "Blunder" }[m.mark];
+      const best = m.best_san ? `; ${m.best_san} was best` : "";
+      return `<circle class="${MARK_CLASS[m.mark]}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(m.white_chances).toFixed(1)}" r="5"><title>${escapeHtml(`${who} ${m.san}${m.mark} ${name} (${m.eval_text})${best}`)}</title></circle>`;
+    })
+    .join("");
+  const cursor = x(ui.state.ply).toFixed(1);
+  $("graph").innerHTML =
+    `<rect class="black-area" x="0" y="0" width="${GRAPH.w}" height="${GRAPH.h}"/>` +
+    `<path class="white-area eval-area" d="${whiteArea}"/>` +
+    `<line class="mid" x1="0" y1="${GRAPH.h / 2}" x2="${GRAPH.w}" y2="${GRAPH.h / 2}"/>` +
+    `<line class="cursor" x1="${cursor}" y1="0" x2="${cursor}" y2="${GRAPH.h}"/>` +
+    marks;
+  const side = (name, s) => `${name}: average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
+  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. White above, Black below; click to view a move.`;
+}
+
+function onGraphClick(event) {
+  const r = ui.review;
+  if (!r) return;
+  const mark = event.target.closest("circle");
+  if (mark) return viewPly(parseInt(mark.dataset.ply, 10));
+  const rect = $("graph").getBoundingClientRect();
+  const ply = Math.round(((event.clientX - rect.left) / rect.width) * r.moves.length);
+  viewPly(ply);
+}
+
+async function analyseGame() {
+  if (ui.reviewing || !ui.state) return;
+  if (ui.state.moves.length === 0) return showError("no moves to analyse");
+  ui.reviewing = true;
+  $("review").disabled = true;
+  $("review-status").textContent = "analysing...";
+  const movetime = parseInt($("review-time").value, 10) || 300;
+  const reply = await call("POST", "/api/review", { movetime });
+  ui.reviewing = false;
+  $("review").disabled = false;
+  $("review-status").textContent = reply ? "" : "failed";
+  if (!reply) return;
+  ui.review = reply;
+  if (!reviewFits()) {
+    ui.review = null;
+    $("review-status").textContent = "the game changed during the analysis";
+  }
+  render();
+}
+
+// ---- the legend ----
+
+function renderLegend() {
+  const v = ui.variant;
+  const rows = v
+    ? v.legend.map((p) => {
+        const notes = p.notes.length ? `<div class="notes">${p.notes.map(escapeHtml).join(" ")}</div>` : "";
+        return `<tr data-piece="${p.letter}"><td class="pic" title="${escapeHtml(p.name)}">${pieceSvg(v.pieces.find((q) => q.letter === p.letter).name, p.letter, true)}</td><td class="letter">${p.letter}</td><td><div class="name">${escapeHtml(p.name)}</div><div class="moves">${escapeHtml(p.moves)}</div>${notes}</td></tr>`;
+      })
+    : [];
+  $("legend").querySelector("tbody").innerHTML = rows.join("");
 }
 
 // ---- clicks ----
@@ -236,6 +462,11 @@ function onHandClick(event) {
   render();
 }
 
+function onMovesClick(event) {
+  const span = event.target.closest("span[data-ply]");
+  if (span) viewPly(parseInt(span.dataset.ply, 10));
+}
+
 function choosePromotion(moves) {
   const box = $("promotion");
   const white = ui.state.side === "white";
@@ -249,10 +480,39 @@ function choosePromotion(moves) {
   box.hidden = false;
 }
 
+/** Asks in the page; resolves to true when the person agrees. */
+function askConfirm(text) {
+  return new Promise((resolve) => {
+    $("confirm-text").textContent = text;
+    $("confirm").hidden = false;
+    const done = (answer) => {
+      $("confirm").hidden = true;
+      $("confirm-yes").onclick = $("confirm-no").onclick = null;
+      resolve(answer);
+    };
+    $("confirm-yes").onclick = () => done(true);
+    $("confirm-no").onclick = () => done(false);
+  });
+}
+
+/** From an earlier position, a move other than the game's own drops the
+ * rest of the game: ask first. Resolves to the `truncate` flag, or null
+ * when the person declines. */
+async function dropLaterMoves(uci, what) {
+  const s = ui.state;
+  const later = s.moves.length - s.ply;
+  if (later === 0 || (uci && s.moves[s.ply].uci === uci)) return false;
+  const ok = await askConfirm(`${what} here drops the ${later} later move${later === 1 ? "" : "s"} of the game.`);
+  return ok ? true : null;
+}
+
 async function play(uci) {
   $("promotion").hidden = true;
   ui.selected = null;
-  const state = await call("POST", "/api/move", { move: uci });
+  const san = (ui.state.legal.find((m) => m.uci === uci) || { san: uci }).san;
+  const truncate = await dropLaterMoves(uci, `Playing ${san}`);
+  if (truncate === null) return render();
+  const state = await call("POST", "/api/move", { move: uci, truncate });
   if (state) setState(state);
   else render();
 }
@@ -261,18 +521,25 @@ async function play(uci) {
 
 function engineToMove() {
   const s = ui.state;
-  return ui.mode !== "none" && s && !s.result && s.side !== ui.mode;
+  return ui.mode !== "none" && s && atEnd() && !s.result && s.side !== ui.mode;
 }
 
-async function engineMove() {
+async function engineMove(truncate) {
   if (ui.engineBusy || !ui.state || ui.state.result) return;
   ui.engineBusy = true;
   renderStatus();
-  const movetime = Math.max(1, Math.min(600000, parseInt($("movetime").value, 10) || 1000));
-  const reply = await call("POST", "/api/go", { movetime, play: true });
+  const s = ui.state;
+  const body = { play: true, truncate: !!truncate };
+  if (s.clock && s.clock.running) body.clock = true;
+  else body.movetime = Math.max(1, Math.min(600000, parseInt($("movetime").value, 10) || 1000));
+  const reply = await call("POST", "/api/go", body);
   ui.engineBusy = false;
   if (reply) setState(reply.state);
-  else renderStatus();
+  else {
+    // A refusal (a flag fell, the game changed) comes with a new state.
+    setState(await call("GET", "/api/state"));
+    renderStatus();
+  }
 }
 
 function maybeEngineMove() {
@@ -293,6 +560,11 @@ function listen() {
     if (!ui.state || info.version !== ui.state.version) return;
     ui.lines.set(info.multipv, info);
     renderLines();
+    renderEvalBar();
+  });
+  events.addEventListener("review", (e) => {
+    const p = JSON.parse(e.data);
+    if (ui.reviewing) $("review-status").textContent = `analysing: position ${p.done} of ${p.total}`;
   });
 }
 
@@ -304,14 +576,41 @@ async function newGame(fen) {
   const names = { none: ["?", "?"], white: ["Human", "menagerie"], black: ["menagerie", "Human"] }[ui.mode];
   body.white = names[0];
   body.black = names[1];
+  const clock = $("clock").value.trim();
+  if (clock) body.clock = clock;
   const state = await call("POST", "/api/new", body);
-  if (state) setState(state);
+  if (state) {
+    ui.review = null;
+    setState(state);
+  }
+}
+
+function onKey(event) {
+  const tag = event.target.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || !ui.state || !$("confirm").hidden) return;
+  const moves = {
+    ArrowLeft: ui.state.ply - 1,
+    ArrowRight: ui.state.ply + 1,
+    Home: 0,
+    End: ui.state.moves.length,
+  };
+  if (event.key in moves) {
+    event.preventDefault();
+    viewPly(moves[event.key]);
+  }
 }
 
 function bind() {
   $("board").addEventListener("click", onBoardClick);
   $("hand-top").addEventListener("click", onHandClick);
   $("hand-bottom").addEventListener("click", onHandClick);
+  $("moves").addEventListener("click", onMovesClick);
+  $("graph").addEventListener("click", onGraphClick);
+  document.addEventListener("keydown", onKey);
+  $("nav-start").addEventListener("click", () => viewPly(0));
+  $("nav-prev").addEventListener("click", () => viewPly(ui.state.ply - 1));
+  $("nav-next").addEventListener("click", () => viewPly(ui.state.ply + 1));
+  $("nav-end").addEventListener("click", () => viewPly(ui.state.moves.length));
   $("promotion").addEventListener("click", (e) => {
     const button = e.target.closest("button");
     if (button) play(button.dataset.uci);
@@ -334,14 +633,30 @@ function bind() {
     // Against the engine, take back to the person's own turn.
     const s = ui.state;
     let plies = 1;
-    if (ui.mode !== "none" && s.side === ui.mode && s.moves.length >= 2) plies = 2;
-    if (s.moves.length === 0) return showError("no move to take back");
+    if (ui.mode !== "none" && s.side === ui.mode && s.ply >= 2) plies = 2;
+    if (s.ply === 0) return showError("no move to take back");
     const state = await call("POST", "/api/undo", { plies });
     if (state) setState(state);
   });
-  $("engine-move").addEventListener("click", () => {
-    if (ui.engineBusy || (ui.state && ui.state.thinking)) call("POST", "/api/stop");
-    else engineMove();
+  $("engine-move").addEventListener("click", async () => {
+    if (ui.engineBusy || (ui.state && ui.state.thinking)) return call("POST", "/api/stop");
+    const truncate = await dropLaterMoves(null, "The engine's move");
+    if (truncate !== null) engineMove(truncate);
+  });
+  $("resign").addEventListener("click", async () => {
+    const s = ui.state;
+    const side = ui.mode === "none" ? s.side : ui.mode;
+    const state = await call("POST", "/api/resign", { side });
+    if (state) setState(state);
+  });
+  $("draw").addEventListener("click", async () => {
+    const s = ui.state;
+    const engine = ui.mode !== "none";
+    const by = engine ? ui.mode : s.side;
+    const reply = await call("POST", "/api/draw", { by, engine });
+    if (!reply) return;
+    setState(reply.state);
+    if (!reply.accepted) showError("The engine declines the draw.");
   });
   for (const radio of document.querySelectorAll('input[name="mode"]')) {
     radio.addEventListener("change", () => {
@@ -366,6 +681,7 @@ function bind() {
       if (state) setState(state);
     }
   });
+  $("review").addEventListener("click", analyseGame);
   $("export").addEventListener("click", async () => {
     const reply = await call("GET", "/api/pgn");
     if (!reply) return;
@@ -379,6 +695,8 @@ function bind() {
     if (state) setState(state);
   });
   window.addEventListener("resize", () => ui.state && render());
+  // The clocks tick on the page between the server's readings.
+  setInterval(() => ui.state && ui.state.clock && renderClocks(), 100);
 }
 
 async function start() {

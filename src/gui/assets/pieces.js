@@ -1,7 +1,11 @@
 // Piece drawings for menagerie's board, drawn for this project (SVG, 100x100).
-// The six orthodox men are silhouettes; fairy men are silhouettes built from
-// them or emblems with their letter; Clockwork's non-capturing twins are
-// their originals with a dashed outline and a "no capture" badge.
+// The six orthodox men are silhouettes; a compound man stands as its two
+// parts side by side, each whole and outlined (archbishop: bishop and
+// knight; chancellor: rook and knight; maharaja: queen and knight); other
+// fairy men are drawings of their own (an elephant for the fil, a jester for
+// the joker, a cannon, a giraffe), and a man of a user's variant is a disc
+// with its letter. Clockwork's non-capturing twins are their originals with a
+// dashed outline and a "no capture" badge.
 "use strict";
 
 const PIECE_SHAPES = (() => {
@@ -67,34 +71,46 @@ function pieceSvg(name, letter, white) {
   return `<svg class="piece" viewBox="0 0 100 100" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${white ? "white" : "black"} ${name}">${inner}</svg>`;
 }
 
+/** Two whole men side by side, the second in front: a compound piece. */
+function pairSvg(left, right, fill, line) {
+  const part = (d, extra) => `<path d="${d}" fill="${fill}" stroke="${line}" stroke-width="4" stroke-linejoin="round"/>${extra || ""}`;
+  const eye = `<path d="${PIECE_SHAPES.drawn.knight[1]}" fill="${line}"/>`;
+  return (
+    `<g transform="translate(-10 18) scale(0.8)">${part(left[0], left[1] ? `<path d="${left[1]}" fill="none" stroke="${line}" stroke-width="4" stroke-linecap="round"/>` : "")}</g>` +
+    `<g transform="translate(28 18) scale(0.8)">${part(PIECE_SHAPES.drawn.knight[0], eye)}</g>` +
+    (right ? `<g>${right}</g>` : "")
+  );
+}
+
 function emblemSvg(emblem, body, detail, dot, label, line, fill) {
   const d = PIECE_SHAPES.drawn;
-  const smallKnight = `<g transform="translate(56 46) scale(0.4)">${body(d.knight[0])}</g>`;
   switch (emblem.shape) {
     case "mitre": {
-      let s = body(d.bishop[0]);
-      if (emblem.mark === "N") s += smallKnight;
-      else s += detail("M42 40 h16 M50 32 v16");
-      return s;
+      if (emblem.mark === "N") return pairSvg([d.bishop[0], d.bishop[1]], null, fill, line);
+      return body(d.bishop[0]) + detail("M42 40 h16 M50 32 v16");
     }
     case "tower":
-      return body(d.rook[0]) + smallKnight;
+      return pairSvg([d.rook[0]], null, fill, line);
     case "crown": {
-      let s = body(d.queen[0]);
-      if (emblem.mark === "N") s += smallKnight;
-      else s += `<circle cx="50" cy="70" r="7" fill="${line}"/>`;
-      return s;
+      if (emblem.mark === "N") return pairSvg([d.queen[0]], null, fill, line);
+      return body(d.queen[0]) + `<circle cx="50" cy="70" r="7" fill="${line}"/>`;
     }
     case "horse":
-      return body(d.knight[0]) + dot(d.knight[1]) + detail("M52 10 L62 -2");
+      return body(d.knight[0]) + dot(d.knight[1]) + `<path d="M50 19 L60 2 L57 21 Z" fill="${line}" stroke="${line}" stroke-width="2" stroke-linejoin="round"/>`;
     case "pawn":
       return body(d.pawn[0]) + `<path d="M50 26 l3 6 h6 l-5 4 l2 6 l-6 -4 l-6 4 l2 -6 l-5 -4 h6 Z" fill="${line}"/>`;
     case "elephant":
       return (
-        body("M18 84 C16 56 26 36 50 36 C74 36 84 52 82 72 L82 84 H70 V72 H58 V84 Z") +
-        body("M28 46 C16 52 14 70 20 80 L26 80 C24 70 26 60 34 56 Z") +
-        `<circle cx="42" cy="48" r="3.5" fill="${line}"/>` +
-        detail("M60 40 C70 42 76 50 74 60")
+        body("M18 84 h68 a3 3 0 0 1 3 3 v3 H15 v-3 a3 3 0 0 1 3 -3 Z") +
+        // Body with four legs.
+        body("M36 42 C44 32 60 30 72 34 C84 38 88 50 86 62 L86 84 H76 V70 H70 V84 H60 V70 H50 V84 H40 V66 C36 60 34 50 36 42 Z") +
+        // Head and trunk curling forward.
+        body("M40 34 C32 26 20 28 16 38 C13 46 14 56 16 64 C17 72 14 78 10 80 C8 82 10 86 14 85 C22 83 26 74 25 64 C25 58 27 55 32 56 C40 57 46 50 44 42 Z") +
+        // The ear.
+        body("M38 36 C46 30 58 34 58 46 C58 56 50 62 42 58 C40 52 40 42 38 36 Z") +
+        // Tusk and eye.
+        `<path d="M24 58 C22 66 26 70 33 68" fill="none" stroke="${line}" stroke-width="3.5" stroke-linecap="round"/>` +
+        `<circle cx="26" cy="40" r="3" fill="${line}"/>`
       );
     case "cannon":
       return (
@@ -110,10 +126,16 @@ function emblemSvg(emblem, body, detail, dot, label, line, fill) {
         detail("M58 28 h4 M58 36 h4 M38 56 h6 M52 58 h6")
       );
     case "joker":
+      // A jester: a three-pointed cap with bells over a face, on a collar.
       return (
-        body("M50 8 C70 8 86 24 86 46 C86 70 70 88 50 88 C30 88 14 70 14 46 C14 24 30 8 50 8 Z") +
-        `<path d="M50 22 l6 13 h14 l-11 9 l4 14 l-13 -8 l-13 8 l4 -14 l-11 -9 h14 Z" fill="${line}"/>` +
-        label("J", 82, 18)
+        body("M24 84 h52 a4 4 0 0 1 4 4 v2 a2 2 0 0 1 -2 2 H22 a2 2 0 0 1 -2 -2 v-2 a4 4 0 0 1 4 -4 Z") +
+        body("M26 84 C28 74 36 70 50 70 C64 70 72 74 74 84 Z") +
+        body("M30 74 L38 66 L44 74 L50 66 L56 74 L62 66 L70 74 Z") +
+        `<circle cx="50" cy="54" r="14" fill="${fill}" stroke="${line}" stroke-width="3"/>` +
+        `<circle cx="45" cy="52" r="2" fill="${line}"/><circle cx="55" cy="52" r="2" fill="${line}"/>` +
+        `<path d="M44 59 Q50 64 56 59" fill="none" stroke="${line}" stroke-width="2.5" stroke-linecap="round"/>` +
+        body("M34 44 C30 32 22 26 12 26 C20 18 34 20 42 32 C43 22 46 14 50 8 C54 14 57 22 58 32 C66 20 80 18 88 26 C78 26 70 32 66 44 Z") +
+        `<circle cx="11" cy="26" r="5" fill="${line}"/><circle cx="50" cy="8" r="5" fill="${line}"/><circle cx="89" cy="26" r="5" fill="${line}"/>`
       );
     default:
       return body("M50 10 a40 40 0 1 1 -0.01 0 Z");

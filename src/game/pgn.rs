@@ -91,6 +91,13 @@ pub fn write_game(game: &GameRecord, ctx: &PgnContext<'_>) -> String {
         tokens.push(format!("{{{}}}", game.reason.replace('}', ")")));
     }
     tokens.push(result.to_string());
+    push_movetext(&mut out, &tokens);
+    out
+}
+
+/// Appends movetext tokens to `out` in lines of at most 79 characters, then
+/// the blank line that ends a game.
+pub fn push_movetext(out: &mut String, tokens: &[String]) {
     let mut line = String::new();
     for t in tokens {
         if !line.is_empty() && line.len() + 1 + t.len() > 79 {
@@ -101,11 +108,10 @@ pub fn write_game(game: &GameRecord, ctx: &PgnContext<'_>) -> String {
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(&t);
+        line.push_str(t);
     }
     out.push_str(&line);
     out.push_str("\n\n");
-    out
 }
 
 /// A game read from PGN: its tags, move tokens and result.
@@ -166,10 +172,9 @@ pub fn replay(registry: &Registry, game: &PgnGame) -> Result<Replayed, String> {
     let name = game.tag("Variant").unwrap_or("chess").trim().to_lowercase();
     let variant = registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))?;
     let start = match game.tag("FEN") {
-        Some(f) => Position::from_fen(Arc::clone(&variant), f),
-        None => Position::startpos(Arc::clone(&variant)),
-    }
-    .map_err(|e| e.to_string())?;
+        Some(f) => Position::from_fen(Arc::clone(&variant), f).map_err(|e| format!("bad FEN: {e}"))?,
+        None => Position::startpos(Arc::clone(&variant)).map_err(|e| format!("bad start FEN: {e}"))?,
+    };
     let mut pos = start.clone();
     let mut moves = Vec::with_capacity(game.moves.len());
     for (i, text) in game.moves.iter().enumerate() {

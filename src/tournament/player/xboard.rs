@@ -200,6 +200,12 @@ impl XboardPlayer {
         if !self.features.ping {
             return Ok(());
         }
+        self.ping(stop, |_| false).map(|_| ())
+    }
+
+    /// Sends `ping N` and reads up to `pong N`; a line for which `halt` says
+    /// true ends the wait early and is returned.
+    fn ping(&mut self, stop: &AtomicBool, mut halt: impl FnMut(&str) -> bool) -> Result<Option<String>, PlayerError> {
         self.ping_id += 1;
         let id = self.ping_id;
         self.process.send(&format!("ping {id}"))?;
@@ -208,7 +214,10 @@ impl XboardPlayer {
             let line = self.process.read_line(deadline, stop)?;
             let mut t = line.split_whitespace();
             if t.next() == Some("pong") && t.next() == Some(&id.to_string()) {
-                return Ok(());
+                return Ok(None);
+            }
+            if halt(&line) {
+                return Ok(Some(line));
             }
         }
     }
@@ -252,19 +261,9 @@ impl XboardPlayer {
     /// After `variant NAME` for a variant the engine does not list: `ping`,
     /// and a refusal among the lines before `pong` is the engine's no.
     fn confirm_variant(&mut self, name: &str, stop: &AtomicBool) -> Result<(), PlayerError> {
-        self.ping_id += 1;
-        let id = self.ping_id;
-        self.process.send(&format!("ping {id}"))?;
-        let deadline = Instant::now() + FEATURE_WAIT_LONG;
-        loop {
-            let line = self.process.read_line(deadline, stop)?;
-            let mut t = line.split_whitespace();
-            if t.next() == Some("pong") && t.next() == Some(&id.to_string()) {
-                return Ok(());
-            }
-            if refuses(&line) {
-                return Err(self.refusal(name, Some(line.trim())));
-            }
+        match self.ping(stop, refuses)? {
+            None => Ok(()),
+            Some(line) => Err(self.refusal(name, Some(line.trim()))),
         }
     }
 

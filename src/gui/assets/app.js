@@ -550,6 +550,11 @@ function maybeEngineMove() {
 
 function listen() {
   const events = new EventSource("/api/events");
+  // A change made before the stream connected (or while it reconnected)
+  // sent its event to no one: read the state again on every connect.
+  events.addEventListener("open", async () => {
+    if (!ui.engineBusy) setState(await call("GET", "/api/state"));
+  });
   events.addEventListener("state", async (e) => {
     const { version } = JSON.parse(e.data);
     if (ui.state && version < ui.state.version) return;

@@ -117,17 +117,16 @@ pub fn search_with_helpers(
 mod tests {
     use super::*;
     use crate::eval::EvalMode;
-    use crate::registry::Registry;
     use std::sync::{mpsc, Arc};
     use std::time::Duration;
 
     fn search(threads: usize, limits: Limits) -> (SearchResult, Position) {
-        let registry = Registry::builtin();
-        let variant = registry.get("capablanca").expect("capablanca ships");
+        let catalogue = crate::catalogue::Catalogue::builtin();
+        let variant = catalogue.get("capablanca").expect("capablanca ships");
         let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
         let tt = TranspositionTable::new(16);
         let control = SearchControl::default();
-        let eval = crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full);
+        let eval = catalogue.evaluator(&variant, EvalMode::Full);
         // The test thread's stack may be small; search on a big one.
         let result = spawn_search("test search".to_string(), move || {
             let result =
@@ -150,14 +149,11 @@ mod tests {
 
     #[test]
     fn a_helper_counts_its_nodes_and_ends_on_helpers_stop() {
-        let registry = Registry::builtin();
-        let variant = registry.get("chess").expect("chess ships");
+        let catalogue = crate::catalogue::Catalogue::builtin();
+        let variant = catalogue.get("chess").expect("chess ships");
         let mut pos = Position::startpos(Arc::clone(&variant)).expect("start position");
-        let (tt, control, eval) = (
-            TranspositionTable::new(16),
-            SearchControl::default(),
-            crate::catalogue::Catalogue::builtin().evaluator(&variant, EvalMode::Full),
-        );
+        let (tt, control, eval) =
+            (TranspositionTable::new(16), SearchControl::default(), catalogue.evaluator(&variant, EvalMode::Full));
         let limits = Limits { infinite: true, multipv: 1, ..Limits::default() };
         let (tx, rx) = mpsc::channel();
         thread::scope(|scope| {

@@ -857,10 +857,10 @@ mod tests {
 
     #[test]
     fn start_positions_are_balanced() {
-        let reg = Registry::builtin();
-        for name in reg.names() {
+        let reg = crate::catalogue::Catalogue::builtin();
+        for name in reg.registry().names() {
             let Some(v) = reg.get(&name) else { continue };
-            let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+            let ev = reg.evaluator(&v, EvalMode::Full);
             let Ok(pos) = Position::startpos(Arc::clone(&v)) else {
                 continue;
             };
@@ -873,9 +873,9 @@ mod tests {
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge_and_brings_ours_closer() {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let ev = reg.evaluator(&v, EvalMode::Full);
         let score = |fen: &str| ev.evaluate(&Position::from_fen(Arc::clone(&v), fen).expect("valid FEN"));
         let edge = ev.weights()[ev.layout().mopup_edge];
         let close = ev.weights()[ev.layout().mopup_close];
@@ -898,9 +898,9 @@ mod tests {
 
     #[test]
     fn extra_queen_is_good() {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let ev = reg.evaluator(&v, EvalMode::Full);
         let pos = Position::from_fen(Arc::clone(&v), "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
             .expect("valid FEN");
         assert!(ev.evaluate(&pos) > 700);
@@ -908,9 +908,9 @@ mod tests {
 
     #[test]
     fn knights_prefer_the_centre() {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
-        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let ev = reg.evaluator(&v, EvalMode::Full);
         let centre = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").expect("valid");
         let corner = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/N3K3 w - - 0 1").expect("valid");
         assert!(ev.evaluate(&centre) > ev.evaluate(&corner));
@@ -935,10 +935,9 @@ mod tests {
 
     #[test]
     fn army_balance_fades_with_the_pieces() {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("clash5").expect("clash5 ships");
-        let (full, material) =
-            (crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
+        let (full, material) = (reg.evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
         let start = Position::startpos(Arc::clone(&v)).expect("start");
         // White's army is worth over ten pawns more by the file's values...
         assert!(material.evaluate(&start) > 1000);
@@ -1004,9 +1003,9 @@ mod trace_tests {
 
     #[test]
     fn a_side_that_can_capture_nothing_cannot_win() {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("clockwork").expect("clockwork ships");
-        let ev = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let ev = reg.evaluator(&v, EvalMode::Full);
         // White is a rook up in non-capturing men only (U: NC rook, S: NC pawns).
         let nc = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/SSS5/U3K3 w - - 0 1").expect("valid");
         let real = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1").expect("valid");

@@ -1656,14 +1656,13 @@ impl<'a> Search<'a> {
 mod tests {
     use super::*;
     use crate::eval::EvalMode;
-    use crate::registry::Registry;
     use std::sync::Arc;
 
     fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let eval = reg.evaluator(&v, EvalMode::Full);
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
         let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
@@ -1706,9 +1705,9 @@ mod tests {
         // so after White's choice White is to move again. At depth 1 the root
         // score must be the best evaluation White can reach, not the worst.
         let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1 S";
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get("relocation").expect("relocation ships");
-        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let eval = reg.evaluator(&v, EvalMode::Full);
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
         let mut list = MoveList::new();
         pos.generate_legal(&mut list);
@@ -1737,10 +1736,10 @@ mod tests {
 
     /// The lines a MultiPV search reports, in blocks of one depth each, and its result.
     fn multipv_blocks(variant: &str, fen: &str, depth: u32, lines: usize) -> (Vec<Vec<PvInfo>>, SearchResult) {
-        let reg = Registry::builtin();
+        let reg = crate::catalogue::Catalogue::builtin();
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-        let eval = crate::catalogue::Catalogue::builtin().evaluator(&v, EvalMode::Full);
+        let eval = reg.evaluator(&v, EvalMode::Full);
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
         let limits = Limits { depth: Some(depth), multipv: lines, ..Limits::default() };

@@ -28,24 +28,7 @@ pub fn request_with(
     headers: &[String],
     body: &str,
 ) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(addr).expect("the server accepts");
-    stream.set_read_timeout(Some(Duration::from_secs(120))).expect("timeout");
-    let mut head = format!("{method} {path} HTTP/1.1\r\n");
-    for h in headers {
-        head.push_str(&format!("{h}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).expect("send");
-    stream.write_all(body.as_bytes()).expect("send");
-    let mut reply = Vec::new();
-    let mut buf = [0u8; 16384];
-    while !is_complete(&reply) {
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => reply.extend_from_slice(&buf[..n]),
-            Err(e) => panic!("no answer to {method} {path}: {e}"),
-        }
-    }
+    let reply = exchange(addr, method, path, headers, body.as_bytes());
     let text = String::from_utf8_lossy(&reply);
     let head = text.split_once("\r\n\r\n").map_or("", |(h, _)| h).to_string();
     let (status, body) = parse_reply(&reply);
@@ -59,16 +42,22 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, 
 
 /// [`request`] with a body of any bytes.
 pub fn request_bytes(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    let headers = [format!("Host: {addr}"), "Content-Type: application/json".to_string()];
+    parse_reply(&exchange(addr, method, path, &headers, body))
+}
+
+/// Sends the request line, `headers`, the length and `body`, and reads the
+/// whole answer: some servers keep the connection open whatever the request asked.
+fn exchange(addr: SocketAddr, method: &str, path: &str, headers: &[String], body: &[u8]) -> Vec<u8> {
     let mut stream = TcpStream::connect(addr).expect("the server accepts");
     stream.set_read_timeout(Some(Duration::from_secs(120))).expect("timeout");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for h in headers {
+        head.push_str(&format!("{h}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
     stream.write_all(head.as_bytes()).expect("send");
     stream.write_all(body).expect("send");
-    // Read until the body is complete: some servers keep the connection
-    // open whatever the request asked.
     let mut reply = Vec::new();
     let mut buf = [0u8; 16384];
     while !is_complete(&reply) {
@@ -78,7 +67,7 @@ pub fn request_bytes(addr: SocketAddr, method: &str, path: &str, body: &[u8]) ->
             Err(e) => panic!("no answer to {method} {path}: {e}"),
         }
     }
-    parse_reply(&reply)
+    reply
 }
 
 /// True when `reply` holds a whole answer (by its Content-Length, or a

@@ -1,5 +1,6 @@
 //! The engine's catalogue: every loaded variant paired with its evaluation
-//! data, the tuned weights of its `NAME.eval` file (and, later, its network).
+//! data, the tuned weights of its `NAME.eval` file and its network
+//! (`NAME.nnue`), where it has them.
 //! The rules know nothing of evaluation; this is where the two meet, above
 //! both, so that the engine, `bench` and `tune` ask one place for a variant's
 //! evaluator.
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::eval::{parse_eval_file, EvalMode, Evaluator, Layout, TunedWeights};
+use crate::nnue::{check_fits, Network};
 use crate::registry::Registry;
 use crate::variant::{Variant, VariantError, VariantErrorKind};
 
@@ -26,11 +28,16 @@ pub const SHIPPED_EVAL: &[(&str, &str)] = &[
     ("clash5", include_str!("../variants/clash5.eval")),
 ];
 
-/// The variants and, by variant name, their tuned weights.
+/// The shipped networks (`menagerie train`), each with the variants it
+/// plays (one network serves variants of the same pieces and board).
+pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[];
+
+/// The variants and, by variant name, their tuned weights and networks.
 #[derive(Clone, Default)]
 pub struct Catalogue {
     registry: Registry,
     weights: BTreeMap<String, Arc<TunedWeights>>,
+    networks: BTreeMap<String, Arc<Network>>,
 }
 
 impl Catalogue {
@@ -43,11 +50,22 @@ impl Catalogue {
 
     /// `registry` with the shipped weights of the variants it has.
     pub fn with_shipped_weights(registry: Registry) -> Catalogue {
-        let mut catalogue = Catalogue { registry, weights: BTreeMap::new() };
+        let mut catalogue = Catalogue { registry, weights: BTreeMap::new(), networks: BTreeMap::new() };
         for (name, text) in SHIPPED_EVAL {
             if let Some(variant) = catalogue.registry.get(name) {
                 if let Ok(tuned) = read_weights(&variant, &format!("{name}.eval"), text) {
                     catalogue.weights.insert(variant.name.clone(), Arc::new(tuned));
+                }
+            }
+        }
+        for (names, bytes) in SHIPPED_NNUE {
+            let Ok(net) = crate::nnue::file::read(bytes) else { continue };
+            let net = Arc::new(net);
+            for name in *names {
+                if let Some(variant) = catalogue.registry.get(name) {
+                    if check_fits(&net, &variant).is_ok() {
+                        catalogue.networks.insert(variant.name.clone(), Arc::clone(&net));
+                    }
                 }
             }
         }
@@ -69,10 +87,37 @@ impl Catalogue {
         self.weights.get(name)
     }
 
+    /// The network of the variant named `name`, if it has one.
+    pub fn network(&self, name: &str) -> Option<&Arc<Network>> {
+        self.networks.get(name)
+    }
+
+    /// Gives the variant named `name` the network `net` (`EvalFile`), or
+    /// takes its network away (`None`). A network that does not fit the
+    /// variant is refused and nothing changes.
+    pub fn set_network(&mut self, name: &str, net: Option<Arc<Network>>) -> Result<(), String> {
+        let variant = self.get(name).ok_or_else(|| format!("unknown variant '{name}'"))?;
+        match net {
+            Some(net) => {
+                check_fits(&net, &variant).map_err(|e| e.to_string())?;
+                self.networks.insert(variant.name.clone(), net);
+            }
+            None => {
+                self.networks.remove(&variant.name);
+            }
+        }
+        Ok(())
+    }
+
     /// The evaluator of `variant` with the weights `mode` names: the full
-    /// evaluation uses the variant's tuned weights where it has them.
+    /// evaluation uses the variant's network where it has one, and its tuned
+    /// weights where it has them.
     pub fn evaluator(&self, variant: &Arc<Variant>, mode: EvalMode) -> Evaluator {
-        Evaluator::with_mode(variant, mode, self.weights(&variant.name).map(|w| &**w))
+        let linear = Evaluator::with_mode(variant, mode, self.weights(&variant.name).map(|w| &**w));
+        match (mode, self.network(&variant.name)) {
+            (EvalMode::Full | EvalMode::Nnue, Some(net)) => linear.with_network(Arc::clone(net)),
+            _ => linear,
+        }
     }
 
     /// Adds a variant from its text and, if given, its `.eval` file (name and
@@ -89,7 +134,7 @@ impl Catalogue {
             Some((eval_file, eval_text)) => Some(read_weights(&variant, &eval_file, &eval_text)?),
             None => None,
         };
-        self.commit(registry, [(variant.name.clone(), tuned)]);
+        self.commit(registry, [(variant.name.clone(), tuned, None)]);
         Ok(variant)
     }
 
@@ -101,35 +146,46 @@ impl Catalogue {
     }
 
     /// Loads every `.var` file of a directory (or a single file), each with
-    /// the `.eval` file beside it: `NAME.eval` for the variant's name, or the
-    /// `.var` file's own stem with `.eval`. Returns the names loaded; on
-    /// error nothing changes.
+    /// the `.eval` and `.nnue` files beside it: `NAME.eval` for the variant's
+    /// name, or the `.var` file's own stem with `.eval` (and so for `.nnue`).
+    /// Returns the names loaded; on error nothing changes.
     pub fn load_path(&mut self, path: &Path) -> Result<Vec<String>, Vec<VariantError>> {
         let mut registry = self.registry.clone();
         let loaded = registry.load_path(path)?;
         let mut found = Vec::with_capacity(loaded.len());
         for (name, file) in &loaded {
+            let variant = registry.get(name).ok_or_else(Vec::new)?;
             let tuned = match eval_beside(name, file) {
-                Some((eval_file, eval_text)) => {
-                    let variant = registry.get(name).ok_or_else(Vec::new)?;
-                    Some(read_weights(&variant, &eval_file, &eval_text)?)
-                }
+                Some((eval_file, eval_text)) => Some(read_weights(&variant, &eval_file, &eval_text)?),
                 None => None,
             };
-            found.push((name.clone(), tuned));
+            let net = match network_beside(name, file) {
+                Some((net_file, bytes)) => Some(read_network(&variant, &net_file, &bytes)?),
+                None => None,
+            };
+            found.push((name.clone(), tuned, net));
         }
         self.commit(registry, found);
         Ok(loaded.into_iter().map(|(name, _)| name).collect())
     }
 
-    /// Takes `registry` and the weights read for the variants just loaded
-    /// (a reloaded variant without an `.eval` file loses its old weights).
-    fn commit(&mut self, registry: Registry, loaded: impl IntoIterator<Item = (String, Option<TunedWeights>)>) {
+    /// Takes `registry` and the weights and networks read for the variants
+    /// just loaded (a reloaded variant without an `.eval` or `.nnue` file
+    /// loses its old ones).
+    fn commit(
+        &mut self,
+        registry: Registry,
+        loaded: impl IntoIterator<Item = (String, Option<TunedWeights>, Option<Network>)>,
+    ) {
         self.registry = registry;
-        for (name, tuned) in loaded {
+        for (name, tuned, net) in loaded {
             match tuned {
-                Some(tuned) => self.weights.insert(name, Arc::new(tuned)),
+                Some(tuned) => self.weights.insert(name.clone(), Arc::new(tuned)),
                 None => self.weights.remove(&name),
+            };
+            match net {
+                Some(net) => self.networks.insert(name, Arc::new(net)),
+                None => self.networks.remove(&name),
             };
         }
     }
@@ -148,13 +204,31 @@ fn read_weights(variant: &Variant, file: &str, text: &str) -> Result<TunedWeight
     })
 }
 
+/// Reads a `.nnue` file's bytes and checks that the network fits `variant`.
+fn read_network(variant: &Variant, file: &str, bytes: &[u8]) -> Result<Network, Vec<VariantError>> {
+    crate::nnue::file::read(bytes)
+        .and_then(|net| check_fits(&net, variant).map(|()| net))
+        .map_err(|e| vec![VariantError::whole_file(file, VariantErrorKind::BadNetwork, e.to_string())])
+}
+
 /// The `.eval` file beside the `.var` file `var_file` of the variant `name`.
 fn eval_beside(name: &str, var_file: &Path) -> Option<(String, String)> {
+    beside(name, var_file, "eval", |path| std::fs::read_to_string(path).ok())
+}
+
+/// The `.nnue` file beside the `.var` file `var_file` of the variant `name`.
+fn network_beside(name: &str, var_file: &Path) -> Option<(String, Vec<u8>)> {
+    beside(name, var_file, "nnue", |path| std::fs::read(path).ok())
+}
+
+/// The file `NAME.EXTENSION` beside `var_file`, for the variant's name or
+/// the `.var` file's own stem, read by `read`.
+fn beside<T>(name: &str, var_file: &Path, extension: &str, read: impl Fn(&Path) -> Option<T>) -> Option<(String, T)> {
     let stem = var_file.file_stem().map(|s| s.to_string_lossy().to_string());
     [Some(name.to_string()), stem].into_iter().flatten().find_map(|n| {
-        let candidate: PathBuf = var_file.with_file_name(format!("{n}.eval"));
-        let text = std::fs::read_to_string(&candidate).ok()?;
-        Some((candidate.display().to_string(), text))
+        let candidate: PathBuf = var_file.with_file_name(format!("{n}.{extension}"));
+        let contents = read(&candidate)?;
+        Some((candidate.display().to_string(), contents))
     })
 }
 

@@ -15,7 +15,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::catalogue::Catalogue;
-use crate::eval::Evaluator;
+use crate::eval::{EvalMode, Evaluator};
 use crate::fen::FenError;
 use crate::moves::{Move, MoveList};
 use crate::notation::MoveError;
@@ -63,6 +63,9 @@ pub enum EngineError {
     /// The operating system refused to start the search thread.
     #[error("cannot start the search thread: {0}")]
     Thread(String),
+    /// A network that cannot be read or used.
+    #[error("{0}")]
+    Network(String),
 }
 
 /// What a running search reports, with moves already written as UCI text.
@@ -328,17 +331,45 @@ impl Engine {
             (OptionId::VariantPath, OptionValue::Text(path)) => self.load_variants(Path::new(&path)).map(|_| ()),
             (OptionId::Evaluation, choice) => {
                 self.options.set(OptionId::Evaluation, &choice);
-                self.stop_and_wait();
-                self.evaluator = Arc::new(self.evaluator_for(&self.variant));
-                // Stored scores and evaluations came from the other evaluation.
-                self.clear_hash();
+                self.refresh_evaluator();
+                if self.options.evaluation == EvalMode::Nnue && self.evaluator.network().is_none() {
+                    return Err(EngineError::Network(format!(
+                        "variant '{}' has no network: it plays with the linear evaluation",
+                        self.variant.name
+                    )));
+                }
                 Ok(())
             }
+            (OptionId::EvalFile, OptionValue::Text(path)) if path.is_empty() => Ok(()),
+            (OptionId::EvalFile, OptionValue::Text(path)) => self.load_network(Path::new(&path)),
             (id, value) => {
                 self.options.set(id, &value);
                 Ok(())
             }
         }
+    }
+
+    /// Builds the evaluator again from the options and the catalogue.
+    fn refresh_evaluator(&mut self) {
+        self.stop_and_wait();
+        self.evaluator = Arc::new(self.evaluator_for(&self.variant));
+        // Stored scores and evaluations came from the other evaluation.
+        self.clear_hash();
+    }
+
+    /// Reads a network file and gives it to the variant played; a file that
+    /// cannot be read or is for other pieces changes nothing.
+    pub fn load_network(&mut self, path: &Path) -> Result<(), EngineError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| EngineError::Network(format!("cannot read network {}: {e}", path.display())))?;
+        let net = crate::nnue::file::read(&bytes)
+            .map_err(|e| EngineError::Network(format!("bad network {}: {e}", path.display())))?;
+        let name = self.variant.name.clone();
+        self.catalogue
+            .set_network(&name, Some(Arc::new(net)))
+            .map_err(|e| EngineError::Network(format!("network {}: {e}", path.display())))?;
+        self.refresh_evaluator();
+        Ok(())
     }
 
     /// The current value of option `id`, as the protocols print it.

@@ -30,8 +30,11 @@ pub enum OptionId {
     MoveOverhead,
     /// Castling written as king-takes-rook.
     Chess960,
-    /// Full evaluation or material only.
+    /// Full evaluation (the network where the variant has one), the linear
+    /// one, or material only.
     Evaluation,
+    /// A network file for the variant played (empty: the loaded one).
+    EvalFile,
     /// Analysis mode (accepted; the search is the same).
     AnalyseMode,
     /// A file or directory of extra variants to load.
@@ -88,7 +91,7 @@ pub struct OptionSpec {
 }
 
 /// Every option, in the order UCI lists them.
-pub const OPTIONS: [OptionSpec; 14] = [
+pub const OPTIONS: [OptionSpec; 15] = [
     OptionSpec { id: OptionId::Variant, name: "UCI_Variant", kind: OptionKind::Variant },
     OptionSpec { id: OptionId::Hash, name: "Hash", kind: OptionKind::Spin { default: 16, min: 1, max: MAX_HASH_MIB } },
     OptionSpec { id: OptionId::ClearHash, name: "Clear Hash", kind: OptionKind::Button },
@@ -110,9 +113,10 @@ pub const OPTIONS: [OptionSpec; 14] = [
         name: "Evaluation",
         kind: OptionKind::Combo {
             default: FULL_EVALUATION,
-            choices: &[FULL_EVALUATION, HAND_EVALUATION, MATERIAL_EVALUATION],
+            choices: &[FULL_EVALUATION, NNUE_EVALUATION, LINEAR_EVALUATION, HAND_EVALUATION, MATERIAL_EVALUATION],
         },
     },
+    OptionSpec { id: OptionId::EvalFile, name: "EvalFile", kind: OptionKind::Path },
     OptionSpec { id: OptionId::AnalyseMode, name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
     OptionSpec { id: OptionId::VariantPath, name: "VariantPath", kind: OptionKind::Path },
     OptionSpec {
@@ -130,8 +134,12 @@ pub const OPTIONS: [OptionSpec; 14] = [
 
 use crate::skill::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO};
 
-/// `Evaluation` choice: the full evaluation.
+/// `Evaluation` choice: the full evaluation, the network where the variant has one.
 const FULL_EVALUATION: &str = "full";
+/// `Evaluation` choice: the network (an error where the variant has none).
+const NNUE_EVALUATION: &str = "nnue";
+/// `Evaluation` choice: the tuned linear evaluation, whatever the network.
+const LINEAR_EVALUATION: &str = "linear";
 /// `Evaluation` choice: the weights derived from the variant file, ignoring its `.eval` file.
 const HAND_EVALUATION: &str = "hand";
 /// `Evaluation` choice: material only, the weak baseline of strength tests.
@@ -246,13 +254,15 @@ impl EngineOptions {
             OptionId::AnalyseMode => OptionValue::Flag(self.analyse_mode),
             OptionId::Evaluation => OptionValue::Choice(match self.evaluation {
                 EvalMode::Full => FULL_EVALUATION,
+                EvalMode::Nnue => NNUE_EVALUATION,
+                EvalMode::Linear => LINEAR_EVALUATION,
                 EvalMode::Hand => HAND_EVALUATION,
                 EvalMode::Material => MATERIAL_EVALUATION,
             }),
             OptionId::SkillLevel => OptionValue::Number(self.skill_level),
             OptionId::LimitStrength => OptionValue::Flag(self.limit_strength),
             OptionId::Elo => OptionValue::Number(self.elo),
-            OptionId::Variant | OptionId::ClearHash | OptionId::VariantPath => return None,
+            OptionId::Variant | OptionId::ClearHash | OptionId::VariantPath | OptionId::EvalFile => return None,
         })
     }
 
@@ -274,6 +284,8 @@ impl EngineOptions {
                 self.evaluation = match choice {
                     MATERIAL_EVALUATION => EvalMode::Material,
                     HAND_EVALUATION => EvalMode::Hand,
+                    NNUE_EVALUATION => EvalMode::Nnue,
+                    LINEAR_EVALUATION => EvalMode::Linear,
                     _ => EvalMode::Full,
                 }
             }

@@ -416,7 +416,7 @@ fn material_evaluation_scores_material_alone() {
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| {
-        l == "option name Evaluation type combo default full var full var hand var material"
+        l == "option name Evaluation type combo default full var full var nnue var linear var hand var material"
     });
     s.expect(5, "uciok", |l| l == "uciok");
     s.send("setoption name Evaluation value material");

@@ -42,6 +42,7 @@ pub use params::{Layout, Weight};
 
 use crate::geometry::{Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
 use crate::motion::{for_each_attacked, for_each_target, Board, CompiledRule, Mode};
+use crate::nnue::{FeatureSet, Network};
 use crate::piece::{Cell, Color, PieceKind, MAX_KINDS};
 use crate::position::Position;
 use crate::variant::Variant;
@@ -61,8 +62,12 @@ const MAX_MEN: usize = MAX_BOARD_SIDE as usize * MAX_BOARD_SIDE as usize;
 /// Which weights an evaluator uses (option `Evaluation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EvalMode {
-    /// Tuned weights where the variant has an `.eval` file, else derived.
+    /// The variant's network where it has one, else [`EvalMode::Linear`].
     Full,
+    /// The variant's network (where it has none, the linear evaluation).
+    Nnue,
+    /// Tuned weights where the variant has an `.eval` file, else derived.
+    Linear,
     /// The defaults derived from the variant file.
     Hand,
     /// Material only: the weak baseline strength tests measure against.
@@ -115,6 +120,11 @@ pub struct Evaluator {
     mg_constant: i32,
     /// Count material only.
     material_only: bool,
+    /// The network that scores positions instead of the weights, if any
+    /// (the weights still give piece values to the search).
+    network: Option<Arc<Network>>,
+    /// The network's inputs over this variant.
+    features: FeatureSet,
 }
 
 /// The features of one position, for the tuner: the score is
@@ -386,7 +396,7 @@ impl Evaluator {
         let start = Position::startpos(Arc::clone(variant)).ok();
         let facts = KindFacts::new(v, start.as_ref(), &mut reach);
         let mut weights = derived_weights(v, &layout, &facts);
-        if let (EvalMode::Full, Some(tuned)) = (mode, tuned) {
+        if let (EvalMode::Full | EvalMode::Nnue | EvalMode::Linear, Some(tuned)) = (mode, tuned) {
             tuned.apply(&mut weights);
         }
         let evaluator = Evaluator {
@@ -402,6 +412,8 @@ impl Evaluator {
             start_features: Arc::new(Vec::new()),
             mg_constant: 0,
             material_only: mode == EvalMode::Material,
+            network: None,
+            features: FeatureSet::new(v),
         };
         evaluator.with_weights(weights)
     }
@@ -458,6 +470,25 @@ impl Evaluator {
         self
     }
 
+    /// This evaluator scoring positions with `network`, which must fit the
+    /// variant ([`crate::nnue::check_fits`]).
+    pub fn with_network(mut self, network: Arc<Network>) -> Evaluator {
+        self.network = Some(network);
+        self
+    }
+
+    /// The network that scores positions, if any.
+    #[inline]
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
+    }
+
+    /// The network's inputs over this variant.
+    #[inline]
+    pub fn features(&self) -> &FeatureSet {
+        &self.features
+    }
+
     /// The parameters' names and families.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -505,7 +536,17 @@ impl Evaluator {
     }
 
     /// The score of `pos` in centipawns from the side to move's point of view.
+    /// With a network this computes its accumulators from scratch (a search
+    /// keeps them incrementally instead: [`crate::nnue::AccumulatorStack`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
+        if let Some(net) = &self.network {
+            return crate::nnue::evaluate_fresh(net, pos);
+        }
+        self.linear(pos)
+    }
+
+    /// The score of `pos` by the weights, whatever the network.
+    pub fn linear(&self, pos: &Position) -> i32 {
         if self.material_only {
             return self.material(pos);
         }

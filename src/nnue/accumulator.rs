@@ -7,7 +7,7 @@
 use super::features::FeatureSet;
 use super::network::Network;
 use crate::piece::Color;
-use crate::position::{Change, Position};
+use crate::position::{Change, Changes, Position};
 
 /// Both perspectives' sums of one position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,5 +78,112 @@ fn add_row(sums: &mut [i32], row: &[i16]) {
 fn sub_row(sums: &mut [i32], row: &[i16]) {
     for (s, &w) in sums.iter_mut().zip(row) {
         *s -= i32::from(w);
+    }
+}
+
+/// The accumulators of a search, one per ply, brought up to date lazily: a
+/// move only records what it changed ([`AccumulatorStack::push`]), and an
+/// evaluation applies the changes from the nearest computed ply up
+/// ([`AccumulatorStack::evaluate`]), so nodes cut off before their
+/// evaluation cost nothing. Unmaking a move is stepping back a ply. Every
+/// buffer is allocated once, up front.
+#[derive(Clone, Debug)]
+pub struct AccumulatorStack {
+    /// `plies` accumulators of `2 * hidden` sums (White's perspective, then Black's).
+    sums: Vec<i32>,
+    /// The changes that lead to each ply from the one before.
+    changes: Vec<Changes>,
+    /// Whether each ply's sums are up to date.
+    computed: Vec<bool>,
+    hidden: usize,
+}
+
+impl AccumulatorStack {
+    /// A stack of `plies` accumulators for `net`.
+    pub fn new(net: &Network, plies: usize) -> AccumulatorStack {
+        let plies = plies.max(1);
+        AccumulatorStack {
+            sums: vec![0; plies * 2 * net.hidden()],
+            changes: vec![Changes::new(); plies],
+            computed: vec![false; plies],
+            hidden: net.hidden(),
+        }
+    }
+
+    /// Plies the stack holds.
+    pub fn plies(&self) -> usize {
+        self.computed.len()
+    }
+
+    /// Computes ply 0 from `pos` (the root of a search).
+    pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
+        let width = 2 * self.hidden;
+        let sums = &mut self.sums[..width];
+        for color in Color::ALL {
+            let half = &mut sums[color.index() * self.hidden..(color.index() + 1) * self.hidden];
+            for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
+                *s = i32::from(b);
+            }
+            features.active(pos, color, |i| add_row(half, net.row(i)));
+        }
+        self.computed[0] = true;
+    }
+
+    /// Records that ply `ply` follows ply `ply - 1` by `changes` (a null
+    /// move changes nothing). `ply` must be at least 1 and below [`AccumulatorStack::plies`].
+    #[inline]
+    pub fn push(&mut self, ply: usize, changes: &[Change]) {
+        let slot = &mut self.changes[ply];
+        slot.clear();
+        slot.try_extend_from_slice(changes).expect("a move changes at most MAX_CHANGES cells");
+        self.computed[ply] = false;
+    }
+
+    /// The network's score at ply `ply` for `side_to_move`, in centipawns.
+    #[inline]
+    pub fn evaluate(&mut self, net: &Network, features: &FeatureSet, ply: usize, side_to_move: Color) -> i32 {
+        self.bring_up_to_date(net, features, ply);
+        let (h, base) = (self.hidden, ply * 2 * self.hidden);
+        let (white, black) = self.sums[base..base + 2 * h].split_at(h);
+        match side_to_move {
+            Color::White => net.output(white, black),
+            Color::Black => net.output(black, white),
+        }
+    }
+
+    /// The sums of ply `ply` (brought up to date), White's then Black's: for tests.
+    pub fn sums(&mut self, net: &Network, features: &FeatureSet, ply: usize) -> &[i32] {
+        self.bring_up_to_date(net, features, ply);
+        let width = 2 * self.hidden;
+        &self.sums[ply * width..(ply + 1) * width]
+    }
+
+    fn bring_up_to_date(&mut self, net: &Network, features: &FeatureSet, ply: usize) {
+        let mut from = ply;
+        while !self.computed[from] {
+            // Ply 0 is computed by `reset`; a stack never reset starts from zeros.
+            if from == 0 {
+                break;
+            }
+            from -= 1;
+        }
+        let (h, width) = (self.hidden, 2 * self.hidden);
+        for p in from + 1..=ply {
+            let (done, rest) = self.sums.split_at_mut(p * width);
+            let (prev, next) = (&done[(p - 1) * width..], &mut rest[..width]);
+            next.copy_from_slice(prev);
+            for color in Color::ALL {
+                let half = &mut next[color.index() * h..(color.index() + 1) * h];
+                for c in &self.changes[p] {
+                    let row = net.row(features.index(color, c.cell, c.place));
+                    if c.added {
+                        add_row(half, row);
+                    } else {
+                        sub_row(half, row);
+                    }
+                }
+            }
+            self.computed[p] = true;
+        }
     }
 }

@@ -10,7 +10,7 @@ pub mod features;
 pub mod file;
 pub mod network;
 
-pub use accumulator::Accumulator;
+pub use accumulator::{Accumulator, AccumulatorStack};
 pub use features::FeatureSet;
 pub use file::NetworkError;
 pub use network::{Activation, FloatNetwork, Network, NetworkHeader};

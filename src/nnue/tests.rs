@@ -163,3 +163,64 @@ fn black_sees_the_mirrored_board() {
     assert_eq!(white, black);
     assert_eq!(white.len(), 32);
 }
+
+/// The search's stack: moves and null moves pushed, evaluations asked at
+/// random depths (so several plies are brought up to date at once), and
+/// moves taken back; every evaluation equals a fresh computation.
+#[test]
+fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
+    const PLIES: usize = 12;
+    for name in Registry::builtin().names() {
+        let v = Registry::builtin().get(&name).expect("listed");
+        let net = FloatNetwork::random(&v, 32, Activation::SquaredClippedRelu, 9).quantize();
+        let features = FeatureSet::new(&v);
+        let mut stack = AccumulatorStack::new(&net, PLIES + 1);
+        let mut rng = SplitMix64(0xacc ^ name.len() as u64);
+        let mut list = MoveList::new();
+        let (mut checked, mut lazy_steps) = (0, 0);
+        for game in 0..6 {
+            let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
+            stack.reset(&net, &features, &pos);
+            // None marks a null move.
+            let mut line: Vec<Option<crate::moves::Move>> = Vec::new();
+            let mut since_eval = 0;
+            for _ in 0..300 {
+                let ply = line.len();
+                let deeper = ply < PLIES && rng.below(3) != 0;
+                if deeper {
+                    pos.generate_legal(&mut list);
+                    let null_ok = !pos.in_setup() && !pos.in_check() && rng.below(8) == 0;
+                    if null_ok {
+                        pos.make_null();
+                        stack.push(ply + 1, &[]);
+                        line.push(None);
+                    } else if list.is_empty() || pos.game_end().is_some() {
+                        continue;
+                    } else {
+                        let m = list[rng.below(list.len())];
+                        pos.make(m);
+                        stack.push(ply + 1, pos.last_changes());
+                        line.push(Some(m));
+                    }
+                    since_eval += 1;
+                } else if let Some(last) = line.pop() {
+                    match last {
+                        Some(m) => pos.unmake(m),
+                        None => pos.unmake_null(),
+                    }
+                    since_eval = since_eval.min(line.len());
+                }
+                if rng.below(2) == 0 {
+                    let ply = line.len();
+                    let got = stack.evaluate(&net, &features, ply, pos.side_to_move());
+                    assert_eq!(got, evaluate_fresh(&net, &pos), "{name} game {game} ply {ply}: {}", pos.to_fen());
+                    lazy_steps += usize::from(since_eval > 1);
+                    since_eval = 0;
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{name}: only {checked} evaluations checked");
+        assert!(lazy_steps > 10, "{name}: the lazy path (several plies at once) was hardly taken");
+    }
+}

@@ -33,6 +33,7 @@ pub use params::{SearchParams, DEFAULT_PARAMS};
 use crate::eval::Evaluator;
 use crate::geometry::Square;
 use crate::moves::{Move, MoveKind, MoveList, MAX_MOVES};
+use crate::nnue::AccumulatorStack;
 use crate::piece::{Cell, PieceKind};
 use crate::position::{Position, NO_SQUARE};
 use crate::see::see_ge;
@@ -471,6 +472,8 @@ pub struct Search<'a> {
     null_min_ply: usize,
     /// Nodes (of all threads) at which this iteration stops.
     node_cap: u64,
+    /// The network's accumulators, one per ply, when the evaluator has a network.
+    nnue: Option<AccumulatorStack>,
 }
 
 /// Moves of a node, with their ordering scores.
@@ -512,6 +515,11 @@ impl<'a> Search<'a> {
         if !histories.fits(shape, kinds) {
             histories = Histories::new(shape, kinds);
         }
+        let nnue = eval.network().map(|net| {
+            let mut stack = AccumulatorStack::new(net, MAX_PLY + 2);
+            stack.reset(net, eval.features(), pos);
+            stack
+        });
         Search {
             pos,
             tt,
@@ -537,6 +545,7 @@ impl<'a> Search<'a> {
             root_depth: 0,
             null_min_ply: 0,
             node_cap: node_cap_at(limits, 1),
+            nnue,
         }
     }
 
@@ -811,6 +820,26 @@ impl<'a> Search<'a> {
         frame.moved = Some(key);
         frame.moved_to = m.to();
         self.pos.make(m);
+        if let Some(stack) = &mut self.nnue {
+            stack.push(ply + 1, self.pos.last_changes());
+        }
+    }
+
+    /// The static evaluation of the position at `ply`, for the side to move:
+    /// the network's from the accumulators kept move by move, else the
+    /// evaluator's.
+    #[inline]
+    fn evaluate(&mut self, ply: usize) -> i32 {
+        match (&mut self.nnue, self.eval.network()) {
+            (Some(stack), Some(net)) => {
+                let score = stack.evaluate(net, self.eval.features(), ply, self.pos.side_to_move());
+                // Unit tests check every incremental evaluation against a fresh one.
+                #[cfg(test)]
+                assert_eq!(score, crate::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
+                score
+            }
+            _ => self.eval.evaluate(self.pos),
+        }
     }
 
     /// Quiescence: captures and promotions (evasions near the horizon) until
@@ -828,7 +857,7 @@ impl<'a> Search<'a> {
         let in_setup = self.pos.in_setup();
         let in_check = !in_setup && self.pos.in_check();
         if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
-            return self.eval.evaluate(self.pos);
+            return self.evaluate(ply);
         }
         let hash = self.pos.hash();
         let pv_node = beta - alpha > 1;
@@ -848,7 +877,7 @@ impl<'a> Search<'a> {
         let raw_eval = match tt_hit {
             _ if evasions => -INFINITE,
             Some(hit) if !in_check && hit.eval != -INFINITE => hit.eval,
-            _ => self.eval.evaluate(self.pos),
+            _ => self.evaluate(ply),
         };
         let stand_pat = raw_eval;
         if !evasions {
@@ -962,7 +991,7 @@ impl<'a> Search<'a> {
     }
 
     /// Static evaluation of a node, from the table when it has one.
-    fn static_eval(&self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
+    fn static_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
         if in_check {
             -INFINITE
         } else if self.frame(ply).excluded.is_some() {
@@ -970,7 +999,7 @@ impl<'a> Search<'a> {
         } else {
             match tt_hit {
                 Some(h) if h.eval != -INFINITE => h.eval,
-                _ => self.eval.evaluate(self.pos),
+                _ => self.evaluate(ply),
             }
         }
     }
@@ -991,6 +1020,9 @@ impl<'a> Search<'a> {
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
         self.pos.make_null();
+        if let Some(stack) = &mut self.nnue {
+            stack.push(ply + 1, &[]);
+        }
         let score = -self.negamax(depth - r, ply + 1, -beta, -beta + 1, !cut_node);
         self.pos.unmake_null();
         if self.stopped || score < beta {
@@ -1071,7 +1103,7 @@ impl<'a> Search<'a> {
             }
         }
         if ply >= MAX_PLY - 1 {
-            return self.eval.evaluate(self.pos);
+            return self.evaluate(ply);
         }
         self.count_node();
         if self.stopped {
@@ -1667,6 +1699,31 @@ mod tests {
         let control = SearchControl::default();
         let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
         (result, pos)
+    }
+
+    /// A search with a network in every variant: `Search::evaluate` checks
+    /// each incremental evaluation against a fresh one under test, so this
+    /// walks make, unmake, null moves, drops, swaps and succession through
+    /// thousands of nodes each.
+    #[test]
+    fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
+        let reg = crate::catalogue::Catalogue::builtin();
+        for name in reg.registry().names() {
+            let v = reg.get(&name).expect("listed");
+            let net = crate::nnue::FloatNetwork::random(&v, 16, crate::nnue::Activation::SquaredClippedRelu, 21);
+            let eval = reg.evaluator(&v, EvalMode::Linear).with_network(Arc::new(net.quantize()));
+            let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
+            let mut rng = crate::zobrist::SplitMix64(name.len() as u64);
+            crate::game::openings::play_random_plies(&mut pos, 6, &mut rng);
+            let fen = pos.to_fen();
+            let tt = TranspositionTable::new(4);
+            let control = SearchControl::default();
+            let limits = Limits { nodes: Some(4000), ..Limits::default() };
+            let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
+            assert!(result.best.is_some(), "{name}: no move from {fen}");
+            assert!(result.nodes >= 4000, "{name}: only {} nodes", result.nodes);
+            assert_eq!(pos.to_fen(), fen, "{name}: the search restores the position");
+        }
     }
 
     #[test]

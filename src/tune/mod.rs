@@ -211,7 +211,7 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
         return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
     }
-    let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Full };
+    let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Linear };
     let eval = catalogue.evaluator(&variant, mode);
     let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));

@@ -38,6 +38,8 @@ pub enum VariantErrorKind {
     TooManyMoves,
     /// The variant's `.eval` file has a bad line.
     BadEval,
+    /// The variant's `.nnue` file cannot be read or is for other pieces.
+    BadNetwork,
 }
 
 /// An error in a variant file, with its position.

@@ -1,0 +1,159 @@
+//! Networks in use: a hand-built network that counts material scores through
+//! UCI exactly as its weights say; `EvalFile` and `Evaluation nnue` report
+//! bad files, foreign networks and missing networks in one line and the
+//! engine keeps its linear evaluation; a `.nnue` file beside a `.var` file
+//! loads with it; `menagerie check` validates a network.
+
+mod common;
+
+use common::Engine;
+use menagerie::nnue::network::{Activation, FloatNetwork};
+use menagerie::nnue::{file, FeatureSet};
+use menagerie::piece::{Cell, Color, PieceKind};
+use menagerie::position::Place;
+use menagerie::registry::Registry;
+
+/// A one-neuron network whose output is the material balance for the side
+/// to move (pawn 100, knight 320, bishop 330, rook 500, queen 900): each
+/// perspective's neuron sits at 0.5 plus its own material minus the other
+/// side's, in units of 2000 cp, inside the clipped ReLU's linear range.
+fn material_network(variant: &str) -> Vec<u8> {
+    let v = Registry::builtin().get(variant).expect("ships");
+    let features = FeatureSet::new(&v);
+    let mut net = FloatNetwork::zeros(&v, 1, Activation::ClippedRelu);
+    net.hidden_bias[0] = 0.5;
+    for (k, piece) in v.pieces.iter().enumerate() {
+        let value = match piece.letter {
+            'P' => 100.0,
+            'N' => 320.0,
+            'B' => 330.0,
+            'R' => 500.0,
+            'Q' => 900.0,
+            _ => 0.0,
+        } / 2000.0;
+        for sq in v.shape.squares() {
+            for (owner, sign) in [(Color::White, 1.0), (Color::Black, -1.0)] {
+                let cell = Cell::piece(owner, PieceKind(k as u8));
+                net.hidden_weights[features.index(Color::White, cell, Place::Board(sq))] = sign * value;
+            }
+        }
+    }
+    // The same rows serve Black's perspective: inputs are relative to it.
+    // Output: (us - them) * w * 400 cp = 2 * material / 2000 * w * 400.
+    net.output_weights[0] = 2.5;
+    net.output_weights[1] = -2.5;
+    file::write(&net.quantize())
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("menagerie-network-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+fn depth_one_score(s: &mut Engine) -> i32 {
+    s.send("go depth 1");
+    let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score cp "));
+    s.expect(10, "bestmove", |l| l.starts_with("bestmove"));
+    let after = info.split(" score cp ").nth(1).expect("score");
+    after.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a number")
+}
+
+#[test]
+fn a_material_network_scores_material_through_uci() {
+    let chess_net = temp_file("chess.nnue", &material_network("chess"));
+    let mut s = Engine::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "Evaluation option", |l| {
+        l == "option name Evaluation type combo default full var full var nnue var linear var hand var material"
+    });
+    s.expect(5, "EvalFile option", |l| l.starts_with("option name EvalFile type string"));
+    s.expect(5, "uciok", |l| l == "uciok");
+    // No network yet: asking for one says so in one line, the linear evaluation plays.
+    s.send("setoption name Evaluation value nnue");
+    s.expect(5, "no-network error", |l| l.starts_with("info string error") && l.contains("has no network"));
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    let linear = depth_one_score(&mut s);
+
+    s.send(&format!("setoption name EvalFile value {}", chess_net.display()));
+    s.send("isready");
+    let ready = s.expect(5, "readyok", |l| l == "readyok" || l.starts_with("info string error"));
+    assert_eq!(ready, "readyok", "{}", s.transcript_tail());
+    // Knight and pawn up: 420 cp, give or take the rounding of the weights.
+    let nnue = depth_one_score(&mut s);
+    assert!((410..=430).contains(&nnue), "network score {nnue} (linear {linear})\n{}", s.transcript_tail());
+    assert_ne!(nnue, linear);
+    // Black to move sees the same balance from its side.
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 b - - 0 1");
+    s.send("go depth 1");
+    let info = s.expect(10, "black's score", |l| l.starts_with("info depth 1 ") && l.contains(" score cp -4"));
+    assert!(info.contains(" score cp -4"), "{info}");
+    s.expect(10, "bestmove", |l| l.starts_with("bestmove"));
+    // `linear` turns the network off, `full` picks it again.
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("setoption name Evaluation value linear");
+    assert_eq!(depth_one_score(&mut s), linear);
+    s.send("setoption name Evaluation value full");
+    assert_eq!(depth_one_score(&mut s), nnue);
+    s.quit("quit");
+}
+
+#[test]
+fn bad_and_foreign_networks_are_one_line_errors() {
+    let capa_net = temp_file("capablanca.nnue", &material_network("capablanca"));
+    let mut truncated = material_network("chess");
+    truncated.truncate(truncated.len() - 7);
+    let truncated = temp_file("truncated.nnue", &truncated);
+    let mut s = Engine::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    let linear = depth_one_score(&mut s);
+    for (path, why) in [
+        (capa_net.display().to_string(), "PNBRQKAC"),
+        (truncated.display().to_string(), "truncated"),
+        ("/no/such/file.nnue".to_string(), "cannot read"),
+    ] {
+        s.send(&format!("setoption name EvalFile value {path}"));
+        let error = s.expect(5, "error line", |l| l.starts_with("info string error"));
+        assert!(error.contains(why), "{error}");
+        // The engine keeps running with its linear evaluation.
+        assert_eq!(depth_one_score(&mut s), linear);
+    }
+    s.quit("quit");
+}
+
+#[test]
+fn a_network_beside_a_variant_file_loads_with_it_and_check_validates_it() {
+    let dir = std::env::temp_dir().join(format!("menagerie-beside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let var = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/chess.var")).expect("chess.var");
+    std::fs::write(dir.join("mychess.var"), var.replace("name        chess", "name        mychess")).expect("var");
+    std::fs::write(dir.join("mychess.nnue"), material_network("chess")).expect("nnue");
+    let mut s = Engine::start(&["--variants", dir.to_str().expect("utf-8"), "uci"]);
+    s.send("uci");
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("setoption name UCI_Variant value mychess");
+    s.send("setoption name Evaluation value nnue");
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    let score = depth_one_score(&mut s);
+    assert!((410..=430).contains(&score), "{score}\n{}", s.transcript_tail());
+    s.quit("quit");
+
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["--variants", dir.to_str().expect("utf-8"), "check"])
+        .arg(dir.join("mychess.nnue"))
+        .output()
+        .expect("runs");
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    // A damaged network beside a variant file: the variant does not load, one line says why.
+    std::fs::write(dir.join("mychess.nnue"), b"menagerie-nnue 1\nhidden 1\n").expect("nnue");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["--variants", dir.to_str().expect("utf-8"), "variants"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("mychess.nnue"), "{stderr}");
+}

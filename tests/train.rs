@@ -64,6 +64,7 @@ fn plan(threads: usize) -> TrainPlan {
         validation: 0.1,
         threads,
         seed: 3,
+        mirror: false,
     }
 }
 
@@ -109,5 +110,32 @@ fn a_trained_network_is_written_and_read_back() {
     for pos in positions.iter().take(50) {
         let (f, q) = (evaluate_float(&float, pos), menagerie::nnue::evaluate_fresh(&net, pos) as f32);
         assert!((f - q).abs() <= 12.0, "{f} vs {q} at {}", pos.to_fen());
+    }
+}
+
+/// `--mirror` trains on each position with its files reversed: a record's
+/// mirrored inputs are exactly those of the mirrored position.
+#[test]
+fn mirrored_records_are_the_positions_with_files_reversed() {
+    let v = Registry::builtin().get("chess").expect("ships");
+    let features = menagerie::nnue::FeatureSet::new(&v);
+    let (positions, data) = material_data(3);
+    assert_eq!(positions.len(), data.len());
+    for (i, pos) in positions.iter().enumerate() {
+        let fen = pos.to_fen();
+        let mut fields = fen.split(' ');
+        let board: Vec<String> =
+            fields.next().expect("board").split('/').map(|rank| rank.chars().rev().collect()).collect();
+        let side = fields.next().expect("side");
+        let mirrored_fen = format!("{} {side} - - 0 1", board.join("/"));
+        let mirrored = Position::from_fen(Arc::clone(&v), &mirrored_fen).expect("the mirror is a position");
+        for perspective in [Color::White, Color::Black] {
+            let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
+            data.record(i).active_mirrored(&features, perspective, true, |f| from_record.push(f));
+            features.active(&mirrored, perspective, |f| from_position.push(f));
+            from_record.sort_unstable();
+            from_position.sort_unstable();
+            assert_eq!(from_record, from_position, "{fen} mirrored is {mirrored_fen}");
+        }
     }
 }

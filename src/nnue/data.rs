@@ -177,8 +177,23 @@ impl<'a> Record<'a> {
         self.bytes[at + 1..at + 1 + 2 * n].chunks_exact(2).map(|b| (decode_man(b[0]), b[1]))
     }
     /// Every active input for `perspective`, as [`FeatureSet::active`] gives them for the position.
-    pub fn active(&self, features: &FeatureSet, perspective: Color, mut each: impl FnMut(usize)) {
+    pub fn active(&self, features: &FeatureSet, perspective: Color, each: impl FnMut(usize)) {
+        self.active_mirrored(features, perspective, false, each);
+    }
+
+    /// Like [`Record::active`]; with `mirror`, of the position with the
+    /// files reversed (a-file men on the last file), which training may add
+    /// as a second example of about the same value.
+    pub fn active_mirrored(
+        &self,
+        features: &FeatureSet,
+        perspective: Color,
+        mirror: bool,
+        mut each: impl FnMut(usize),
+    ) {
+        let last_file = self.files - 1;
         for (sq, cell) in self.men() {
+            let sq = if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq };
             each(features.index(perspective, cell, Place::Board(sq)));
         }
         for (cell, count) in self.hand() {

@@ -71,6 +71,8 @@ pub struct TrainPlan {
     pub threads: usize,
     /// Seed of the first weights, the split and the order.
     pub seed: u64,
+    /// Also train on each position with its files reversed.
+    pub mirror: bool,
 }
 
 /// What a training run reports per epoch.
@@ -96,11 +98,11 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-fn decode(record: &Record, features: &FeatureSet, lambda: f32) -> Sample {
+fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool) -> Sample {
     let us = record.side_to_move();
     let mut inputs = [Vec::with_capacity(40), Vec::with_capacity(40)];
     for (slot, perspective) in [us, !us].into_iter().enumerate() {
-        record.active(features, perspective, |i| inputs[slot].push(i as u32));
+        record.active_mirrored(features, perspective, mirror, |i| inputs[slot].push(i as u32));
     }
     let sign = if us == Color::White { 1.0 } else { -1.0 };
     let result = if us == Color::White { record.result() } else { 1.0 - record.result() };
@@ -284,8 +286,17 @@ pub fn train(
         order.swap(i, rng.below(i + 1));
     }
     let held = ((data.len() as f32 * plan.validation) as usize).min(data.len().saturating_sub(1));
-    let decoded: Vec<Sample> = order.iter().map(|&i| decode(&data.record(i), &features, plan.lambda)).collect();
-    let (train_part, validation_part) = decoded.split_at(decoded.len() - held);
+    let (train_order, validation_order) = order.split_at(data.len() - held);
+    let decode_all = |indices: &[usize], mirror: bool| -> Vec<Sample> {
+        indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror)).collect()
+    };
+    let mut train_part = decode_all(train_order, false);
+    if plan.mirror {
+        // Mirrored copies train only: the validation loss stays that of real positions.
+        train_part.extend(decode_all(train_order, true));
+    }
+    let validation_part = &decode_all(validation_order, false)[..];
+    let train_part = &train_part[..];
     let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
     let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1);
     let threads = plan.threads.max(1);
@@ -364,9 +375,42 @@ pub struct TrainArgs {
     /// Seed of the first weights, the split and the order.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Also train on every position with its files reversed (twice the
+    /// examples; for variants whose value hardly depends on the side of the board).
+    #[arg(long)]
+    pub mirror: bool,
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// The commands that made the data, once each: shards of one run differ
+/// only in `--shard` and `--out`, so those are left out and the shards counted.
+fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
+    let mut runs: Vec<(String, usize)> = Vec::new();
+    for command in commands {
+        let mut words = command.split_whitespace();
+        let mut kept = Vec::new();
+        while let Some(word) = words.next() {
+            match word {
+                "--shard" | "--out" => {
+                    words.next();
+                }
+                _ if word.starts_with("--shard=") || word.starts_with("--out=") => {}
+                _ => kept.push(word),
+            }
+        }
+        let run = kept.join(" ");
+        match runs.iter_mut().find(|(r, _)| *r == run) {
+            Some((_, blocks)) => *blocks += 1,
+            None => runs.push((run, 1)),
+        }
+    }
+    let described: Vec<String> = runs
+        .into_iter()
+        .map(|(run, blocks)| if blocks > 1 { format!("{run} ({blocks} shards)") } else { run })
+        .collect();
+    described.join(" + ")
 }
 
 /// Runs `menagerie train`.
@@ -412,6 +456,7 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         validation: args.validation,
         threads,
         seed: args.seed,
+        mirror: args.mirror,
     };
     eprintln!(
         "training {} {}x2 ({}) on {} positions, {threads} threads",
@@ -443,12 +488,28 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
             }
         },
     );
-    let mut commands: Vec<&str> = data.headers.iter().map(|h| h.command.as_str()).collect();
-    commands.dedup();
-    net.header.data_command = commands.join(" + ");
+    net.header.data_command = data_commands(data.headers.iter().map(|h| h.command.as_str()));
     net.header.train_command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.nnue", variant.name)));
     std::fs::write(&out, file::write(&net.quantize())).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("wrote {} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_commands;
+
+    #[test]
+    fn shards_of_one_run_are_named_once() {
+        let commands = [
+            "menagerie datagen --variant chess --games 100 --shard 0/4 --out a.data",
+            "menagerie datagen --variant chess --games 100 --shard 1/4 --out b.data",
+            "menagerie datagen --variant chess --games 50 --nodes 9000",
+        ];
+        assert_eq!(
+            data_commands(commands.into_iter()),
+            "menagerie datagen --variant chess --games 100 (2 shards) + menagerie datagen --variant chess --games 50 --nodes 9000"
+        );
+    }
 }

@@ -60,6 +60,7 @@ fn plan(threads: usize) -> TrainPlan {
         epochs: 30,
         batch: 256,
         rate: 0.01,
+        final_rate: 0.001,
         lambda: 0.0,
         validation: 0.1,
         threads,

@@ -61,8 +61,11 @@ pub struct TrainPlan {
     pub epochs: usize,
     /// Positions per gradient step.
     pub batch: usize,
-    /// Adam's step size.
+    /// Adam's step size at the start.
     pub rate: f32,
+    /// Adam's step size at the end: the step shrinks geometrically from
+    /// `rate`, batch by batch (equal to `rate`: a constant step).
+    pub final_rate: f32,
     /// Weight of the game result in the target (the rest: the search's score).
     pub lambda: f32,
     /// Share of the data held out for validation.
@@ -327,7 +330,9 @@ pub fn train(
                 total.add(g);
             }
             train_loss += total.loss;
-            adam_step(&mut net, &total, &mut adam, plan.rate, batch.len());
+            let done = ((epoch - 1) * batches + b) as f32 / (plan.epochs * batches).max(1) as f32;
+            let rate = plan.rate * (plan.final_rate / plan.rate).powf(done);
+            adam_step(&mut net, &total, &mut adam, rate, batch.len());
             progress(epoch, b + 1, batches);
         }
         report(EpochReport {
@@ -360,9 +365,13 @@ pub struct TrainArgs {
     /// Positions per step.
     #[arg(long, default_value_t = 4096)]
     pub batch: usize,
-    /// Adam's step size.
+    /// Adam's step size at the start.
     #[arg(long, default_value_t = 0.001)]
     pub rate: f32,
+    /// Adam's step size at the end (default: a tenth of --rate), reached
+    /// geometrically batch by batch.
+    #[arg(long)]
+    pub final_rate: Option<f32>,
     /// Weight of the game result in the target; the rest is the search's score.
     #[arg(long, default_value_t = 0.3)]
     pub lambda: f32,
@@ -431,6 +440,9 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
     if !(1..=crate::nnue::network::MAX_HIDDEN).contains(&args.hidden) {
         return Err(format!("--hidden must be 1 to {}", crate::nnue::network::MAX_HIDDEN));
     }
+    if !(args.rate > 0.0 && args.final_rate.unwrap_or(args.rate) > 0.0) {
+        return Err("--rate and --final-rate must be above 0".to_string());
+    }
     if args.epochs == 0 || args.batch == 0 || args.threads == Some(0) {
         return Err("--epochs, --batch and --threads must be at least 1".to_string());
     }
@@ -452,6 +464,7 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         epochs: args.epochs,
         batch: args.batch,
         rate: args.rate,
+        final_rate: args.final_rate.unwrap_or(args.rate / 10.0),
         lambda: args.lambda,
         validation: args.validation,
         threads,

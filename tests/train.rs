@@ -73,7 +73,7 @@ fn plan(threads: usize) -> TrainPlan {
 /// 0.022, some 15 cp near equality. A constant guess scores near 0.02 here.
 #[test]
 fn the_trainer_fits_material_to_a_stated_loss() {
-    let (_, data) = material_data(200);
+    let (_, data) = material_data(600);
     let v = Registry::builtin().get("chess").expect("ships");
     let mut reports = Vec::new();
     let net = train(&v, &data, &plan(2), |r| reports.push(r), |_, _, _| {});

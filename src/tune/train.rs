@@ -4,8 +4,9 @@
 //! the search's score through the same curve, for the side to move. Adam
 //! over every weight; each batch is split into a fixed number of chunks,
 //! shared out over the threads, whose gradients are summed in chunk order, so
-//! a seed gives the same network whatever the number of threads. A held-out part of the data (chosen by
-//! the seed) reports the validation loss of each epoch.
+//! a seed gives the same network whatever the number of threads. A held-out part of the data (a
+//! contiguous run of records, so whole games, placed by the seed) reports the validation loss
+//! of each epoch.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -283,13 +284,14 @@ pub fn train(
 ) -> FloatNetwork {
     let features = FeatureSet::new(variant);
     let mut rng = SplitMix64(plan.seed);
-    // A fixed shuffle of the records: the validation part is its tail.
-    let mut order: Vec<usize> = (0..data.len()).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
+    // The validation part is one contiguous run of records at a place the
+    // seed picks: records come game by game, so it holds (nearly) whole
+    // games the network never trained on, not neighbours of training positions.
     let held = ((data.len() as f32 * plan.validation) as usize).min(data.len().saturating_sub(1));
-    let (train_order, validation_order) = order.split_at(data.len() - held);
+    let start = rng.below(data.len() - held + 1);
+    let validation_order: Vec<usize> = (start..start + held).collect();
+    let train_order: Vec<usize> = (0..start).chain(start + held..data.len()).collect();
+    let (train_order, validation_order) = (&train_order[..], &validation_order[..]);
     let decode_all = |indices: &[usize], mirror: bool| -> Vec<Sample> {
         indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror)).collect()
     };

@@ -170,6 +170,55 @@ impl<'a> Record<'a> {
             (sq, decode_man(b[1]))
         })
     }
+    /// The position as FEN (castling and en passant left out: records do
+    /// not keep them), to evaluate it otherwise than with a network.
+    pub fn to_fen(&self, variant: &Variant) -> String {
+        let (files, ranks) = (usize::from(variant.shape.files), usize::from(variant.shape.ranks));
+        let mut board = vec![None; files * ranks];
+        for (sq, cell) in self.men() {
+            board[usize::from(sq.rank()) * files + usize::from(sq.file())] = Some(cell);
+        }
+        let letter = |cell: Cell| {
+            let l = variant.pieces[cell.kind().index()].letter;
+            if cell.color() == Color::White {
+                l.to_ascii_uppercase()
+            } else {
+                l.to_ascii_lowercase()
+            }
+        };
+        let mut fen = String::new();
+        for rank in (0..ranks).rev() {
+            let mut empty = 0;
+            for file in 0..files {
+                match board[rank * files + file] {
+                    Some(cell) => {
+                        if empty > 0 {
+                            fen.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        fen.push(letter(cell));
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        if variant.hands {
+            fen.push('[');
+            for (cell, count) in self.hand() {
+                (0..count).for_each(|_| fen.push(letter(cell)));
+            }
+            fen.push(']');
+        }
+        let side = if self.side_to_move() == Color::White { "w" } else { "b" };
+        format!("{fen} {side} - - 0 1")
+    }
+
     /// The men in hand: (man, count).
     pub fn hand(&self) -> impl Iterator<Item = (Cell, u8)> + 'a {
         let at = 4 + 2 * usize::from(self.bytes[3]);

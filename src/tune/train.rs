@@ -273,6 +273,34 @@ fn mean_loss(net: &FloatNetwork, samples: &[Sample], threads: usize) -> f64 {
     losses.iter().sum::<f64>() / samples.len() as f64
 }
 
+/// The records held out for validation: one contiguous run at a place the
+/// seed picks. Records come game by game, so it holds (nearly) whole games
+/// the network never trained on, not neighbours of training positions.
+pub fn validation_range(records: usize, plan: &TrainPlan) -> std::ops::Range<usize> {
+    let held = ((records as f32 * plan.validation) as usize).min(records.saturating_sub(1));
+    let start = SplitMix64(plan.seed).below(records - held + 1);
+    start..start + held
+}
+
+/// The loss of the linear evaluation `eval` on the records of `range`, with
+/// the targets the network trains on: the yardstick its validation loss
+/// should beat.
+pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::eval::Evaluator, lambda: f32) -> f64 {
+    let (mut total, mut count) = (0.0, 0);
+    for i in range {
+        let record = data.record(i);
+        let Ok(pos) = crate::position::Position::from_fen(std::sync::Arc::clone(eval.variant()), &record.to_fen(eval.variant()))
+        else {
+            continue;
+        };
+        let target = decode(&record, eval.features(), lambda, false).target;
+        let e = sigmoid(eval.linear(&pos) as f32 / OUTPUT_SCALE as f32) - target;
+        total += f64::from(e * e);
+        count += 1;
+    }
+    total / f64::from(count.max(1))
+}
+
 /// Trains a network for `variant` on `data`; `report` hears each epoch, and
 /// `progress` each batch (epoch, batch, batches).
 pub fn train(
@@ -283,15 +311,11 @@ pub fn train(
     mut progress: impl FnMut(usize, usize, usize),
 ) -> FloatNetwork {
     let features = FeatureSet::new(variant);
-    let mut rng = SplitMix64(plan.seed);
-    // The validation part is one contiguous run of records at a place the
-    // seed picks: records come game by game, so it holds (nearly) whole
-    // games the network never trained on, not neighbours of training positions.
-    let held = ((data.len() as f32 * plan.validation) as usize).min(data.len().saturating_sub(1));
-    let start = rng.below(data.len() - held + 1);
-    let validation_order: Vec<usize> = (start..start + held).collect();
-    let train_order: Vec<usize> = (0..start).chain(start + held..data.len()).collect();
+    let held = validation_range(data.len(), plan);
+    let validation_order: Vec<usize> = held.clone().collect();
+    let train_order: Vec<usize> = (0..held.start).chain(held.end..data.len()).collect();
     let (train_order, validation_order) = (&train_order[..], &validation_order[..]);
+    let mut rng = SplitMix64(plan.seed.wrapping_add(1));
     let decode_all = |indices: &[usize], mirror: bool| -> Vec<Sample> {
         indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror)).collect()
     };
@@ -479,6 +503,11 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         args.hidden,
         args.activation,
         data.len()
+    );
+    let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
+    eprintln!(
+        "the linear evaluation's validation loss: {:.6} (the network's should end below it)",
+        linear_loss(&data, validation_range(data.len(), &plan), &linear, plan.lambda)
     );
     let start = Instant::now();
     let mut net = train(

@@ -540,7 +540,8 @@ impl Evaluator {
     /// keeps them incrementally instead: [`crate::nnue::AccumulatorStack`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
         if let Some(net) = &self.network {
-            return crate::nnue::evaluate_fresh(net, pos);
+            let base = if net.header.linear_base { self.linear(pos) } else { 0 };
+            return base + crate::nnue::evaluate_fresh(net, pos);
         }
         self.linear(pos)
     }

@@ -173,10 +173,17 @@ impl<'a> Record<'a> {
     /// The position as FEN (castling and en passant left out: records do
     /// not keep them), to evaluate it otherwise than with a network.
     pub fn to_fen(&self, variant: &Variant) -> String {
+        self.to_fen_mirrored(variant, false)
+    }
+
+    /// Like [`Record::to_fen`]; with `mirror`, of the position with the files
+    /// reversed (as [`Record::active_mirrored`]).
+    pub fn to_fen_mirrored(&self, variant: &Variant, mirror: bool) -> String {
         let (files, ranks) = (usize::from(variant.shape.files), usize::from(variant.shape.ranks));
         let mut board = vec![None; files * ranks];
         for (sq, cell) in self.men() {
-            board[usize::from(sq.rank()) * files + usize::from(sq.file())] = Some(cell);
+            let file = if mirror { files - 1 - usize::from(sq.file()) } else { usize::from(sq.file()) };
+            board[usize::from(sq.rank()) * files + file] = Some(cell);
         }
         let letter = |cell: Cell| {
             let l = variant.pieces[cell.kind().index()].letter;

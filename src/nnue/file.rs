@@ -11,6 +11,7 @@
 //! hands no
 //! hidden 256
 //! activation screlu
+//! base none
 //! inputs 1280
 //! data menagerie datagen --variant capablanca ...
 //! train menagerie train --variant capablanca ...
@@ -69,6 +70,7 @@ pub fn write(net: &Network) -> Vec<u8> {
     line("hands", if h.hands { "yes" } else { "no" });
     line("hidden", &h.hidden.to_string());
     line("activation", h.activation.name());
+    line("base", if h.linear_base { "linear" } else { "none" });
     line("inputs", &net.inputs.to_string());
     line("data", &h.data_command);
     line("train", &h.train_command);
@@ -121,6 +123,12 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
         hidden,
         activation: Activation::from_name(activation)
             .ok_or_else(|| NetworkError::BadHeader(format!("activation {activation}")))?,
+        // Networks written before `base` existed score alone.
+        linear_base: match field("base").unwrap_or("none") {
+            "none" => false,
+            "linear" => true,
+            other => return Err(NetworkError::BadHeader(format!("base {other}"))),
+        },
         data_command: field("data").unwrap_or("").to_string(),
         train_command: field("train").unwrap_or("").to_string(),
     };

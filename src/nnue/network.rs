@@ -74,6 +74,9 @@ pub struct NetworkHeader {
     pub hidden: usize,
     /// The hidden layer's activation.
     pub activation: Activation,
+    /// Whether the network adds to the linear evaluation (it was trained on
+    /// what the linear evaluation misses) instead of scoring alone.
+    pub linear_base: bool,
     /// The command that made the training data.
     pub data_command: String,
     /// The command that trained the network.
@@ -90,6 +93,7 @@ impl NetworkHeader {
             hands: variant.hands,
             hidden,
             activation,
+            linear_base: false,
             data_command: String::new(),
             train_command: String::new(),
         }

@@ -836,7 +836,11 @@ impl<'a> Search<'a> {
                 // Unit tests check every incremental evaluation against a fresh one.
                 #[cfg(test)]
                 assert_eq!(score, crate::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
-                score
+                if net.header.linear_base {
+                    score + self.eval.linear(self.pos)
+                } else {
+                    score
+                }
             }
             _ => self.eval.evaluate(self.pos),
         }

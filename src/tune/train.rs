@@ -15,11 +15,15 @@ use std::time::Instant;
 
 use clap::Args;
 
+use std::sync::Arc;
+
 use crate::catalogue::Catalogue;
+use crate::eval::Evaluator;
 use crate::nnue::data::{DataSet, Record};
 use crate::nnue::network::{Activation, FloatNetwork, OUTPUT_SCALE};
 use crate::nnue::{file, FeatureSet};
 use crate::piece::Color;
+use crate::position::Position;
 use crate::variant::Variant;
 use crate::zobrist::SplitMix64;
 
@@ -77,6 +81,9 @@ pub struct TrainPlan {
     pub seed: u64,
     /// Also train on each position with its files reversed.
     pub mirror: bool,
+    /// Decoupled weight decay (AdamW): each step shrinks every weight by
+    /// `rate * weight_decay` of itself, against overfitting small data.
+    pub weight_decay: f32,
 }
 
 /// What a training run reports per epoch.
@@ -96,13 +103,16 @@ struct Sample {
     inputs: [Vec<u32>; 2],
     /// Target win probability for the side to move.
     target: f32,
+    /// What the network adds to, in output units (the linear evaluation
+    /// over 400 cp for a network on a linear base, else 0).
+    base: f32,
 }
 
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool) -> Sample {
+fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, base: Option<&Evaluator>) -> Sample {
     let us = record.side_to_move();
     let mut inputs = [Vec::with_capacity(40), Vec::with_capacity(40)];
     for (slot, perspective) in [us, !us].into_iter().enumerate() {
@@ -111,7 +121,15 @@ fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool) -> 
     let sign = if us == Color::White { 1.0 } else { -1.0 };
     let result = if us == Color::White { record.result() } else { 1.0 - record.result() };
     let from_score = sigmoid(sign * record.score() as f32 / OUTPUT_SCALE as f32);
-    Sample { inputs, target: lambda * result + (1.0 - lambda) * from_score }
+    let base = base.map_or(0.0, |eval| linear_score(record, eval, mirror) as f32 / OUTPUT_SCALE as f32);
+    Sample { inputs, target: lambda * result + (1.0 - lambda) * from_score, base }
+}
+
+/// The linear evaluation of a record's position (mirrored or not), for the
+/// side to move; 0 for a record that is not a position of the variant.
+fn linear_score(record: &Record, eval: &Evaluator, mirror: bool) -> i32 {
+    let fen = record.to_fen_mirrored(eval.variant(), mirror);
+    Position::from_fen(Arc::clone(eval.variant()), &fen).map_or(0, |pos| eval.linear(&pos))
 }
 
 /// Gradient buffers, one per thread, shaped like the network.
@@ -174,7 +192,7 @@ fn forward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2]) -> f32 {
     let (w_us, w_them) = net.output_weights.split_at(h);
     let out: f32 = acc[0].iter().zip(w_us).map(|(&x, w)| act.apply(x) * w).sum::<f32>()
         + acc[1].iter().zip(w_them).map(|(&x, w)| act.apply(x) * w).sum::<f32>();
-    out + net.output_bias
+    out + net.output_bias + s.base
 }
 
 /// Adds one sample's loss gradient to `g`; returns its loss.
@@ -230,7 +248,7 @@ impl Adam {
 }
 
 /// Applies one Adam step to every weight from the summed gradient of `count` samples.
-fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, count: usize) {
+fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, decay: f32, count: usize) {
     const B1: f32 = 0.9;
     const B2: f32 = 0.999;
     const EPS: f32 = 1e-8;
@@ -249,7 +267,7 @@ fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, c
         let gr = gr * scale;
         *m = B1 * *m + (1.0 - B1) * gr;
         *v = B2 * *v + (1.0 - B2) * gr * gr;
-        *w -= rate * (*m / c1) / ((*v / c2).sqrt() + EPS);
+        *w -= rate * ((*m / c1) / ((*v / c2).sqrt() + EPS) + decay * *w);
         *w = w.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
     }
 }
@@ -289,11 +307,12 @@ pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::
     let (mut total, mut count) = (0.0, 0);
     for i in range {
         let record = data.record(i);
-        let Ok(pos) = crate::position::Position::from_fen(std::sync::Arc::clone(eval.variant()), &record.to_fen(eval.variant()))
+        let Ok(pos) =
+            crate::position::Position::from_fen(std::sync::Arc::clone(eval.variant()), &record.to_fen(eval.variant()))
         else {
             continue;
         };
-        let target = decode(&record, eval.features(), lambda, false).target;
+        let target = decode(&record, eval.features(), lambda, false, None).target;
         let e = sigmoid(eval.linear(&pos) as f32 / OUTPUT_SCALE as f32) - target;
         total += f64::from(e * e);
         count += 1;
@@ -302,11 +321,25 @@ pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::
 }
 
 /// Trains a network for `variant` on `data`; `report` hears each epoch, and
-/// `progress` each batch (epoch, batch, batches).
+/// `progress` each batch (epoch, batch, batches). Returns the network of the
+/// epoch with the lowest validation loss (the last one without validation).
 pub fn train(
     variant: &Variant,
     data: &DataSet,
     plan: &TrainPlan,
+    report: impl FnMut(EpochReport),
+    progress: impl FnMut(usize, usize, usize),
+) -> FloatNetwork {
+    train_on_base(variant, data, plan, None, report, progress)
+}
+
+/// Like [`train`]; with `base`, the network learns what that linear
+/// evaluation misses, and plays added to it.
+pub fn train_on_base(
+    variant: &Variant,
+    data: &DataSet,
+    plan: &TrainPlan,
+    base: Option<&Evaluator>,
     mut report: impl FnMut(EpochReport),
     mut progress: impl FnMut(usize, usize, usize),
 ) -> FloatNetwork {
@@ -317,7 +350,7 @@ pub fn train(
     let (train_order, validation_order) = (&train_order[..], &validation_order[..]);
     let mut rng = SplitMix64(plan.seed.wrapping_add(1));
     let decode_all = |indices: &[usize], mirror: bool| -> Vec<Sample> {
-        indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror)).collect()
+        indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror, base)).collect()
     };
     let mut train_part = decode_all(train_order, false);
     if plan.mirror {
@@ -327,12 +360,18 @@ pub fn train(
     let validation_part = &decode_all(validation_order, false)[..];
     let train_part = &train_part[..];
     let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
+    net.header.linear_base = base.is_some();
+    if base.is_some() {
+        // On a base, start from adding (almost) nothing.
+        net.output_weights.iter_mut().for_each(|w| *w *= 0.01);
+    }
     let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1);
     let threads = plan.threads.max(1);
     let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
     let mut total = Gradient::zeros(&net);
     let mut batch_order: Vec<usize> = (0..train_part.len()).collect();
     let h = plan.hidden;
+    let mut best: Option<(f64, FloatNetwork)> = None;
     for epoch in 1..=plan.epochs {
         for i in (1..batch_order.len()).rev() {
             batch_order.swap(i, rng.below(i + 1));
@@ -358,16 +397,17 @@ pub fn train(
             train_loss += total.loss;
             let done = ((epoch - 1) * batches + b) as f32 / (plan.epochs * batches).max(1) as f32;
             let rate = plan.rate * (plan.final_rate / plan.rate).powf(done);
-            adam_step(&mut net, &total, &mut adam, rate, batch.len());
+            adam_step(&mut net, &total, &mut adam, rate, plan.weight_decay, batch.len());
             progress(epoch, b + 1, batches);
         }
-        report(EpochReport {
-            epoch,
-            train_loss: train_loss / train_part.len().max(1) as f64,
-            validation_loss: mean_loss(&net, validation_part, threads),
-        });
+        let validation_loss = mean_loss(&net, validation_part, threads);
+        report(EpochReport { epoch, train_loss: train_loss / train_part.len().max(1) as f64, validation_loss });
+        // Keep the epoch that generalised best: small data overfits late.
+        if !validation_part.is_empty() && best.as_ref().is_none_or(|(loss, _)| validation_loss < *loss) {
+            best = Some((validation_loss, net.clone()));
+        }
     }
-    net
+    best.map_or(net, |(_, net)| net)
 }
 
 /// `menagerie train` arguments.
@@ -410,10 +450,17 @@ pub struct TrainArgs {
     /// Seed of the first weights, the split and the order.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// What the network scores: `none` (alone) or `linear` (what the linear
+    /// evaluation misses; it then plays added to it).
+    #[arg(long, default_value = "none")]
+    pub base: String,
     /// Also train on every position with its files reversed (twice the
     /// examples; for variants whose value hardly depends on the side of the board).
     #[arg(long)]
     pub mirror: bool,
+    /// Decoupled weight decay (AdamW), against overfitting small data.
+    #[arg(long, default_value_t = 0.0)]
+    pub weight_decay: f32,
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -496,6 +543,7 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         threads,
         seed: args.seed,
         mirror: args.mirror,
+        weight_decay: args.weight_decay,
     };
     eprintln!(
         "training {} {}x2 ({}) on {} positions, {threads} threads",
@@ -505,15 +553,22 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         data.len()
     );
     let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
+    let base = match args.base.as_str() {
+        "none" => None,
+        "linear" => Some(&linear),
+        other => return Err(format!("unknown --base '{other}' (none or linear)")),
+    };
     eprintln!(
         "the linear evaluation's validation loss: {:.6} (the network's should end below it)",
         linear_loss(&data, validation_range(data.len(), &plan), &linear, plan.lambda)
     );
     let start = Instant::now();
-    let mut net = train(
+    let mut best: Option<(usize, f64)> = None;
+    let mut net = train_on_base(
         &variant,
         &data,
         &plan,
+        base,
         |r| {
             eprintln!(
                 "\repoch {:>3}: train loss {:.6}  validation loss {:.6}  ({:.0} s)          ",
@@ -521,7 +576,10 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
                 r.train_loss,
                 r.validation_loss,
                 start.elapsed().as_secs_f64()
-            )
+            );
+            if best.is_none_or(|(_, loss)| r.validation_loss < loss) {
+                best = Some((r.epoch, r.validation_loss));
+            }
         },
         |epoch, batch, batches| {
             if batch % 8 == 0 || batch == batches {
@@ -536,7 +594,8 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
     net.header.train_command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.nnue", variant.name)));
     std::fs::write(&out, file::write(&net.quantize())).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    println!("wrote {} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
+    let kept = best.map_or_else(String::new, |(epoch, loss)| format!(" (epoch {epoch}, validation loss {loss:.6})"));
+    println!("wrote {}{kept} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
     Ok(())
 }
 

@@ -77,6 +77,8 @@ pub enum OptionKind {
     Button,
     /// A file or directory; empty (or UCI's `<empty>`) means none.
     Path,
+    /// A file (XBoard offers a file chooser); empty means none.
+    File,
 }
 
 /// One option: its name as GUIs show it and its type.
@@ -116,7 +118,7 @@ pub const OPTIONS: [OptionSpec; 15] = [
             choices: &[FULL_EVALUATION, NNUE_EVALUATION, LINEAR_EVALUATION, HAND_EVALUATION, MATERIAL_EVALUATION],
         },
     },
-    OptionSpec { id: OptionId::EvalFile, name: "EvalFile", kind: OptionKind::Path },
+    OptionSpec { id: OptionId::EvalFile, name: "EvalFile", kind: OptionKind::File },
     OptionSpec { id: OptionId::AnalyseMode, name: "UCI_AnalyseMode", kind: OptionKind::Check { default: false } },
     OptionSpec { id: OptionId::VariantPath, name: "VariantPath", kind: OptionKind::Path },
     OptionSpec {
@@ -190,8 +192,8 @@ impl OptionSpec {
             }
             OptionKind::Variant => Some(OptionValue::Text(text.to_string())),
             OptionKind::Button => Some(OptionValue::Press),
-            OptionKind::Path if text == "<empty>" => Some(OptionValue::Text(String::new())),
-            OptionKind::Path => Some(OptionValue::Text(text.to_string())),
+            OptionKind::Path | OptionKind::File if text == "<empty>" => Some(OptionValue::Text(String::new())),
+            OptionKind::Path | OptionKind::File => Some(OptionValue::Text(text.to_string())),
         }
     }
 
@@ -207,7 +209,7 @@ impl OptionSpec {
             OptionKind::Spin { default, .. } => OptionValue::Number(default),
             OptionKind::Check { default } => OptionValue::Flag(default),
             OptionKind::Combo { default, .. } => OptionValue::Choice(default),
-            OptionKind::Variant | OptionKind::Path => OptionValue::Text(String::new()),
+            OptionKind::Variant | OptionKind::Path | OptionKind::File => OptionValue::Text(String::new()),
             OptionKind::Button => OptionValue::Press,
         }
     }

@@ -62,7 +62,7 @@ fn option_line(engine: &Engine, spec: &OptionSpec) -> String {
         }
         OptionKind::Variant => format!("combo default {value}{}", vars(engine.registry().names())),
         OptionKind::Button => "button".to_string(),
-        OptionKind::Path => format!("string default {value}"),
+        OptionKind::Path | OptionKind::File => format!("string default {value}"),
     };
     format!("option name {} type {kind}", spec.name)
 }
@@ -368,7 +368,8 @@ mod tests {
                 "option name Ponder type check default false",
                 "option name Move Overhead type spin default 50 min 0 max 10000",
                 "option name UCI_Chess960 type check default false",
-                "option name Evaluation type combo default full var full var hand var material",
+                "option name Evaluation type combo default full var full var nnue var linear var hand var material",
+                "option name EvalFile type string default <empty>",
                 "option name UCI_AnalyseMode type check default false",
                 "option name VariantPath type string default <empty>",
                 "option name Skill Level type spin default 20 min 0 max 20",

@@ -167,11 +167,12 @@ fn variant_definition(engine: &Engine) -> Vec<String> {
 /// The options offered as `feature option`, in order. The others have CECP
 /// commands of their own (`variant`, `memory`, `cores`, `hard`/`easy`) or
 /// mean nothing in CECP (`UCI_Chess960`, `UCI_AnalyseMode`).
-const XBOARD_OPTIONS: [OptionId; 8] = [
+const XBOARD_OPTIONS: [OptionId; 9] = [
     OptionId::MultiPv,
     OptionId::MoveOverhead,
     OptionId::ClearHash,
     OptionId::Evaluation,
+    OptionId::EvalFile,
     OptionId::VariantPath,
     OptionId::SkillLevel,
     OptionId::LimitStrength,
@@ -193,6 +194,7 @@ fn option_feature(engine: &Engine, spec: &OptionSpec) -> Option<String> {
         }
         (OptionKind::Button, _) => "-button".to_string(),
         (OptionKind::Path, OptionValue::Text(path)) => format!("-path {}", if path.is_empty() { "." } else { &path }),
+        (OptionKind::File, OptionValue::Text(path)) => format!("-file {path}"),
         _ => return None,
     };
     Some(format!("feature option=\"{} {control}\"", spec.name))
@@ -842,7 +844,8 @@ mod tests {
                 "feature option=\"MultiPV -spin 1 1 256\"",
                 "feature option=\"Move Overhead -spin 50 0 10000\"",
                 "feature option=\"Clear Hash -button\"",
-                "feature option=\"Evaluation -combo *full /// hand /// material\"",
+                "feature option=\"Evaluation -combo *full /// nnue /// linear /// hand /// material\"",
+                "feature option=\"EvalFile -file \"",
                 "feature option=\"VariantPath -path .\"",
                 "feature option=\"Skill Level -spin 20 0 20\"",
                 "feature option=\"UCI_LimitStrength -check 0\"",

@@ -420,26 +420,26 @@ pub struct TrainArgs {
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
     /// Hidden neurons per perspective.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 64)]
     pub hidden: usize,
     /// Activation: crelu or screlu.
     #[arg(long, default_value = "screlu")]
     pub activation: String,
     /// Passes over the data.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 10)]
     pub epochs: usize,
     /// Positions per step.
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 1024)]
     pub batch: usize,
     /// Adam's step size at the start.
-    #[arg(long, default_value_t = 0.001)]
+    #[arg(long, default_value_t = 0.003)]
     pub rate: f32,
     /// Adam's step size at the end (default: a tenth of --rate), reached
     /// geometrically batch by batch.
     #[arg(long)]
     pub final_rate: Option<f32>,
     /// Weight of the game result in the target; the rest is the search's score.
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.0)]
     pub lambda: f32,
     /// Share of the positions held out for the validation loss.
     #[arg(long, default_value_t = 0.05)]
@@ -452,14 +452,14 @@ pub struct TrainArgs {
     pub seed: u64,
     /// What the network scores: `none` (alone) or `linear` (what the linear
     /// evaluation misses; it then plays added to it).
-    #[arg(long, default_value = "none")]
+    #[arg(long, default_value = "linear")]
     pub base: String,
     /// Also train on every position with its files reversed (twice the
     /// examples; for variants whose value hardly depends on the side of the board).
     #[arg(long)]
     pub mirror: bool,
     /// Decoupled weight decay (AdamW), against overfitting small data.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 1.0)]
     pub weight_decay: f32,
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]

@@ -30,7 +30,8 @@ pub const SHIPPED_EVAL: &[(&str, &str)] = &[
 
 /// The shipped networks (`menagerie train`), each with the variants it
 /// plays (one network serves variants of the same pieces and board).
-pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[];
+pub const SHIPPED_NNUE: &[(&[&str], &[u8])] =
+    &[(&["capablanca", "caparandom", "relocation"], include_bytes!("../variants/capablanca.nnue"))];
 
 /// The variants and, by variant name, their tuned weights and networks.
 #[derive(Clone, Default)]
@@ -248,6 +249,29 @@ mod tests {
             assert_eq!(tuned.entries.len(), 2 * Layout::new(&v).len(), "{name}");
             let (full, hand) = (catalogue.evaluator(&v, EvalMode::Full), Evaluator::hand(&v));
             assert_ne!(full.weights(), hand.weights(), "{name}: tuned weights differ from the derived ones");
+        }
+    }
+
+    #[test]
+    fn every_shipped_network_plays_each_variant_it_names() {
+        let catalogue = Catalogue::builtin();
+        for (names, bytes) in SHIPPED_NNUE {
+            let net = crate::nnue::file::read(bytes).expect("a shipped network reads");
+            for name in *names {
+                let v = catalogue.get(name).expect("the variant ships");
+                assert!(check_fits(&net, &v).is_ok(), "{name}");
+                assert_eq!(catalogue.network(name).map(|n| &**n), Some(&net), "{name}: its network is loaded");
+                // `full` plays with it, `linear` without.
+                assert!(catalogue.evaluator(&v, EvalMode::Full).network().is_some(), "{name}");
+                assert!(catalogue.evaluator(&v, EvalMode::Linear).network().is_none(), "{name}");
+            }
+        }
+        // Variants without a network keep the linear evaluation under `full`.
+        for name in catalogue.registry().names() {
+            if !SHIPPED_NNUE.iter().any(|(names, _)| names.contains(&name.as_str())) {
+                let v = catalogue.get(&name).expect("listed");
+                assert!(catalogue.evaluator(&v, EvalMode::Full).network().is_none(), "{name}");
+            }
         }
     }
 }

@@ -909,7 +909,7 @@ mod tests {
             // Everything but the tempo is taken back at the start, also
             // where the armies differ (Clash).
             let tempo = ev.weights()[ev.layout().tempo].mg;
-            assert_eq!(ev.evaluate(&pos), tempo, "{name}");
+            assert_eq!(ev.linear(&pos), tempo, "{name}");
         }
     }
 

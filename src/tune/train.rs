@@ -467,32 +467,71 @@ pub struct TrainArgs {
 }
 
 /// The commands that made the data, once each: shards of one run differ
-/// only in `--shard` and `--out`, so those are left out and the shards counted.
+/// only in `--shard` and `--out`, so those are left out and the shards
+/// named (`shards 0-2, 7 of 8`), which is what regenerates the set.
 fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
-    let mut runs: Vec<(String, usize)> = Vec::new();
+    // Each run: its command without shard and output, and the shards seen.
+    let mut runs: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
     for command in commands {
         let mut words = command.split_whitespace();
-        let mut kept = Vec::new();
+        let (mut kept, mut shard) = (Vec::new(), None);
         while let Some(word) = words.next() {
             match word {
-                "--shard" | "--out" => {
+                "--shard" => shard = words.next().and_then(parse_shard),
+                "--out" => {
                     words.next();
                 }
-                _ if word.starts_with("--shard=") || word.starts_with("--out=") => {}
+                _ if word.starts_with("--shard=") => shard = parse_shard(&word["--shard=".len()..]),
+                _ if word.starts_with("--out=") => {}
                 _ => kept.push(word),
             }
         }
         let run = kept.join(" ");
-        match runs.iter_mut().find(|(r, _)| *r == run) {
-            Some((_, blocks)) => *blocks += 1,
-            None => runs.push((run, 1)),
-        }
+        let index = match runs.iter().position(|(r, _)| *r == run) {
+            Some(index) => index,
+            None => {
+                runs.push((run, Vec::new()));
+                runs.len() - 1
+            }
+        };
+        runs[index].1.extend(shard);
     }
     let described: Vec<String> = runs
         .into_iter()
-        .map(|(run, blocks)| if blocks > 1 { format!("{run} ({blocks} shards)") } else { run })
+        .map(|(run, shards)| if shards.is_empty() { run } else { format!("{run} ({})", describe_shards(shards)) })
         .collect();
     described.join(" + ")
+}
+
+/// `I/N` of a `--shard` argument.
+fn parse_shard(text: &str) -> Option<(usize, usize)> {
+    let (i, n) = text.split_once('/')?;
+    Some((i.parse().ok()?, n.parse().ok()?))
+}
+
+/// Shard indices as ranges: `shards 0-2, 7 of 8` (`shard 3 of 8` for one).
+fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
+    shards.sort_unstable();
+    shards.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < shards.len() {
+        let (first, count) = shards[i];
+        let mut last = first;
+        while i + 1 < shards.len() && shards[i + 1] == (last + 1, count) {
+            last += 1;
+            i += 1;
+        }
+        parts.push(if first == last { first.to_string() } else { format!("{first}-{last}") });
+        i += 1;
+    }
+    let counts: Vec<String> = {
+        let mut c: Vec<usize> = shards.iter().map(|&(_, n)| n).collect();
+        c.dedup();
+        c.iter().map(ToString::to_string).collect()
+    };
+    let noun = if shards.len() == 1 { "shard" } else { "shards" };
+    format!("{noun} {} of {}", parts.join(", "), counts.join("/"))
 }
 
 /// Runs `menagerie train`.
@@ -608,11 +647,12 @@ mod tests {
         let commands = [
             "menagerie datagen --variant chess --games 100 --shard 0/4 --out a.data",
             "menagerie datagen --variant chess --games 100 --shard 1/4 --out b.data",
+            "menagerie datagen --variant chess --games 100 --shard=3/4",
             "menagerie datagen --variant chess --games 50 --nodes 9000",
         ];
         assert_eq!(
             data_commands(commands.into_iter()),
-            "menagerie datagen --variant chess --games 100 (2 shards) + menagerie datagen --variant chess --games 50 --nodes 9000"
+            "menagerie datagen --variant chess --games 100 (shards 0-1, 3 of 4) + menagerie datagen --variant chess --games 50 --nodes 9000"
         );
     }
 }

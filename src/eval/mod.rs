@@ -539,11 +539,20 @@ impl Evaluator {
     /// With a network this computes its accumulators from scratch (a search
     /// keeps them incrementally instead: [`crate::nnue::AccumulatorStack`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        if let Some(net) = &self.network {
-            let base = if net.header.linear_base { self.linear(pos) } else { 0 };
-            return base + crate::nnue::evaluate_fresh(net, pos);
+        match &self.network {
+            Some(net) => self.network_base(pos) + crate::nnue::evaluate_fresh(net, pos),
+            None => self.linear(pos),
         }
-        self.linear(pos)
+    }
+
+    /// What the network's output is added to: the linear score for a
+    /// network on the linear base, else 0.
+    #[inline]
+    pub fn network_base(&self, pos: &Position) -> i32 {
+        match &self.network {
+            Some(net) if net.header.linear_base => self.linear(pos),
+            _ => 0,
+        }
     }
 
     /// The score of `pos` by the weights, whatever the network.

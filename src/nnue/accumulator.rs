@@ -32,38 +32,50 @@ impl Accumulator {
 
     /// Computes both perspectives from scratch.
     pub fn refresh(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
-        let h = self.hidden;
-        for color in Color::ALL {
-            let sums = &mut self.sums[color.index() * h..(color.index() + 1) * h];
-            for (s, &b) in sums.iter_mut().zip(&net.hidden_bias) {
-                *s = i32::from(b);
-            }
-            features.active(pos, color, |i| add_row(sums, net.row(i)));
-        }
+        refresh_sums(&mut self.sums, net, features, pos);
     }
 
     /// Follows a move: subtracts the rows of the men it lifted, adds those
     /// of the men it put down.
     #[inline]
     pub fn update(&mut self, net: &Network, features: &FeatureSet, changes: &[Change]) {
-        let h = self.hidden;
-        for color in Color::ALL {
-            let sums = &mut self.sums[color.index() * h..(color.index() + 1) * h];
-            for c in changes {
-                let row = net.row(features.index(color, c.cell, c.place));
-                if c.added {
-                    add_row(sums, row);
-                } else {
-                    sub_row(sums, row);
-                }
-            }
-        }
+        apply_changes(&mut self.sums, net, features, changes);
     }
 
     /// The network's score of the position, in centipawns for `side_to_move`.
     #[inline]
     pub fn evaluate(&self, net: &Network, side_to_move: Color) -> i32 {
         net.output(self.perspective(side_to_move), self.perspective(!side_to_move))
+    }
+}
+
+/// Both perspectives' sums (`2 * hidden`, White's first) of `pos`, from scratch.
+fn refresh_sums(sums: &mut [i32], net: &Network, features: &FeatureSet, pos: &Position) {
+    let h = net.hidden();
+    for color in Color::ALL {
+        let half = &mut sums[color.index() * h..(color.index() + 1) * h];
+        for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
+            *s = i32::from(b);
+        }
+        features.active(pos, color, |i| add_row(half, net.row(i)));
+    }
+}
+
+/// Both perspectives' sums after a move: the rows of the men it lifted
+/// subtracted, those of the men it put down added.
+#[inline(always)]
+fn apply_changes(sums: &mut [i32], net: &Network, features: &FeatureSet, changes: &[Change]) {
+    let h = net.hidden();
+    for color in Color::ALL {
+        let half = &mut sums[color.index() * h..(color.index() + 1) * h];
+        for c in changes {
+            let row = net.row(features.index(color, c.cell, c.place));
+            if c.added {
+                add_row(half, row);
+            } else {
+                sub_row(half, row);
+            }
+        }
     }
 }
 
@@ -110,22 +122,9 @@ impl AccumulatorStack {
         }
     }
 
-    /// Plies the stack holds.
-    pub fn plies(&self) -> usize {
-        self.computed.len()
-    }
-
     /// Computes ply 0 from `pos` (the root of a search).
     pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
-        let width = 2 * self.hidden;
-        let sums = &mut self.sums[..width];
-        for color in Color::ALL {
-            let half = &mut sums[color.index() * self.hidden..(color.index() + 1) * self.hidden];
-            for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
-                *s = i32::from(b);
-            }
-            features.active(pos, color, |i| add_row(half, net.row(i)));
-        }
+        refresh_sums(&mut self.sums[..2 * self.hidden], net, features, pos);
         self.computed[0] = true;
     }
 
@@ -151,13 +150,6 @@ impl AccumulatorStack {
         }
     }
 
-    /// The sums of ply `ply` (brought up to date), White's then Black's: for tests.
-    pub fn sums(&mut self, net: &Network, features: &FeatureSet, ply: usize) -> &[i32] {
-        self.bring_up_to_date(net, features, ply);
-        let width = 2 * self.hidden;
-        &self.sums[ply * width..(ply + 1) * width]
-    }
-
     fn bring_up_to_date(&mut self, net: &Network, features: &FeatureSet, ply: usize) {
         let mut from = ply;
         while !self.computed[from] {
@@ -167,22 +159,12 @@ impl AccumulatorStack {
             }
             from -= 1;
         }
-        let (h, width) = (self.hidden, 2 * self.hidden);
+        let width = 2 * self.hidden;
         for p in from + 1..=ply {
             let (done, rest) = self.sums.split_at_mut(p * width);
-            let (prev, next) = (&done[(p - 1) * width..], &mut rest[..width]);
-            next.copy_from_slice(prev);
-            for color in Color::ALL {
-                let half = &mut next[color.index() * h..(color.index() + 1) * h];
-                for c in &self.changes[p] {
-                    let row = net.row(features.index(color, c.cell, c.place));
-                    if c.added {
-                        add_row(half, row);
-                    } else {
-                        sub_row(half, row);
-                    }
-                }
-            }
+            let next = &mut rest[..width];
+            next.copy_from_slice(&done[(p - 1) * width..]);
+            apply_changes(next, net, features, &self.changes[p]);
             self.computed[p] = true;
         }
     }

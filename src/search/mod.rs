@@ -836,11 +836,7 @@ impl<'a> Search<'a> {
                 // Unit tests check every incremental evaluation against a fresh one.
                 #[cfg(test)]
                 assert_eq!(score, crate::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
-                if net.header.linear_base {
-                    score + self.eval.linear(self.pos)
-                } else {
-                    score
-                }
+                score + self.eval.network_base(self.pos)
             }
             _ => self.eval.evaluate(self.pos),
         }

@@ -51,7 +51,7 @@ pub struct DatagenArgs {
 }
 
 /// Reads `I/N` with `I < N`.
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+pub(crate) fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     let (i, n) = text.split_once('/').ok_or_else(|| format!("expected I/N, found {text:?}"))?;
     let (i, n): (usize, usize) = (
         i.trim().parse().map_err(|_| format!("bad shard index {i:?}"))?,

@@ -8,15 +8,16 @@
 //! contiguous run of records, so whole games, placed by the seed) reports the validation loss
 //! of each epoch.
 
+use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
-use std::sync::Arc;
-
+use super::datagen::parse_shard;
 use crate::catalogue::Catalogue;
 use crate::eval::Evaluator;
 use crate::nnue::data::{DataSet, Record};
@@ -477,11 +478,11 @@ fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
         let (mut kept, mut shard) = (Vec::new(), None);
         while let Some(word) = words.next() {
             match word {
-                "--shard" => shard = words.next().and_then(parse_shard),
+                "--shard" => shard = words.next().and_then(|w| parse_shard(w).ok()),
                 "--out" => {
                     words.next();
                 }
-                _ if word.starts_with("--shard=") => shard = parse_shard(&word["--shard=".len()..]),
+                _ if word.starts_with("--shard=") => shard = parse_shard(&word["--shard=".len()..]).ok(),
                 _ if word.starts_with("--out=") => {}
                 _ => kept.push(word),
             }
@@ -503,12 +504,6 @@ fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
     described.join(" + ")
 }
 
-/// `I/N` of a `--shard` argument.
-fn parse_shard(text: &str) -> Option<(usize, usize)> {
-    let (i, n) = text.split_once('/')?;
-    Some((i.parse().ok()?, n.parse().ok()?))
-}
-
 /// Shard indices as ranges: `shards 0-2, 7 of 8` (`shard 3 of 8` for one).
 fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
     shards.sort_unstable();
@@ -525,11 +520,8 @@ fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
         parts.push(if first == last { first.to_string() } else { format!("{first}-{last}") });
         i += 1;
     }
-    let counts: Vec<String> = {
-        let mut c: Vec<usize> = shards.iter().map(|&(_, n)| n).collect();
-        c.dedup();
-        c.iter().map(ToString::to_string).collect()
-    };
+    let counts: Vec<String> =
+        shards.iter().map(|&(_, n)| n).collect::<BTreeSet<_>>().iter().map(ToString::to_string).collect();
     let noun = if shards.len() == 1 { "shard" } else { "shards" };
     format!("{noun} {} of {}", parts.join(", "), counts.join("/"))
 }

@@ -30,8 +30,11 @@ pub const SHIPPED_EVAL: &[(&str, &str)] = &[
 
 /// The shipped networks (`menagerie train`), each with the variants it
 /// plays (one network serves variants of the same pieces and board).
-pub const SHIPPED_NNUE: &[(&[&str], &[u8])] =
-    &[(&["capablanca", "caparandom", "relocation"], include_bytes!("../variants/capablanca.nnue"))];
+pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[
+    (&["capablanca", "caparandom", "relocation"], include_bytes!("../variants/capablanca.nnue")),
+    (&["clockwork"], include_bytes!("../variants/clockwork.nnue")),
+    (&["clash1"], include_bytes!("../variants/clash1.nnue")),
+];
 
 /// The variants and, by variant name, their tuned weights and networks.
 #[derive(Clone, Default)]

@@ -341,7 +341,7 @@ impl Engine {
                 Ok(())
             }
             (OptionId::EvalFile, OptionValue::Text(path)) if path.is_empty() => Ok(()),
-            (OptionId::EvalFile, OptionValue::Text(path)) => self.load_network(Path::new(&path)),
+            (OptionId::EvalFile, OptionValue::Text(path)) => self.load_network(Path::new(&path)).map(|_| ()),
             (id, value) => {
                 self.options.set(id, &value);
                 Ok(())
@@ -357,19 +357,31 @@ impl Engine {
         self.clear_hash();
     }
 
-    /// Reads a network file and gives it to the variant played; a file that
-    /// cannot be read or is for other pieces changes nothing.
-    pub fn load_network(&mut self, path: &Path) -> Result<(), EngineError> {
+    /// Reads a network file and gives it to every variant of its pieces and
+    /// board, the one played or not (GUIs such as Cute Chess send `EvalFile`
+    /// before `UCI_Variant`); returns their names. A file that cannot be
+    /// read, or that fits no variant, changes nothing.
+    pub fn load_network(&mut self, path: &Path) -> Result<Vec<String>, EngineError> {
         let bytes = std::fs::read(path)
             .map_err(|e| EngineError::Network(format!("cannot read network {}: {e}", path.display())))?;
-        let net = crate::nnue::file::read(&bytes)
-            .map_err(|e| EngineError::Network(format!("bad network {}: {e}", path.display())))?;
-        let name = self.variant.name.clone();
-        self.catalogue
-            .set_network(&name, Some(Arc::new(net)))
-            .map_err(|e| EngineError::Network(format!("network {}: {e}", path.display())))?;
+        let net = Arc::new(
+            crate::nnue::file::read(&bytes)
+                .map_err(|e| EngineError::Network(format!("bad network {}: {e}", path.display())))?,
+        );
+        let played = self.catalogue.set_network(&self.variant.name, Some(Arc::clone(&net)));
+        let fits: Vec<String> = self
+            .catalogue
+            .registry()
+            .names()
+            .into_iter()
+            .filter(|name| self.catalogue.set_network(name, Some(Arc::clone(&net))).is_ok())
+            .collect();
+        if fits.is_empty() {
+            let why = played.err().unwrap_or_default();
+            return Err(EngineError::Network(format!("network {}: {why}", path.display())));
+        }
         self.refresh_evaluator();
-        Ok(())
+        Ok(fits)
     }
 
     /// The current value of option `id`, as the protocols print it.

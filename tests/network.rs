@@ -1,7 +1,8 @@
 //! Networks in use: a hand-built network that counts material scores through
 //! UCI exactly as its weights say; `EvalFile` and `Evaluation nnue` report
 //! bad files, foreign networks and missing networks in one line and the
-//! engine keeps its linear evaluation; a `.nnue` file beside a `.var` file
+//! engine keeps its linear evaluation; a network set before its variant
+//! plays once the variant is chosen; a `.nnue` file beside a `.var` file
 //! loads with it; `menagerie check` validates a network.
 
 mod common;
@@ -18,9 +19,12 @@ use menagerie::registry::Registry;
 /// perspective's neuron sits at 0.5 plus its own material minus the other
 /// side's, in units of 2000 cp, inside the clipped ReLU's linear range.
 fn material_network(variant: &str) -> Vec<u8> {
-    let v = Registry::builtin().get(variant).expect("ships");
-    let features = FeatureSet::new(&v);
-    let mut net = FloatNetwork::zeros(&v, 1, Activation::ClippedRelu);
+    material_network_of(&Registry::builtin().get(variant).expect("ships"))
+}
+
+fn material_network_of(v: &std::sync::Arc<menagerie::variant::Variant>) -> Vec<u8> {
+    let features = FeatureSet::new(v);
+    let mut net = FloatNetwork::zeros(v, 1, Activation::ClippedRelu);
     net.hidden_bias[0] = 0.5;
     for (k, piece) in v.pieces.iter().enumerate() {
         let value = match piece.letter {
@@ -102,7 +106,12 @@ fn a_material_network_scores_material_through_uci() {
 
 #[test]
 fn bad_and_foreign_networks_are_one_line_errors() {
-    let capa_net = temp_file("capablanca.nnue", &material_network("capablanca"));
+    // Centaur's pieces are no shipped variant's.
+    let mut registry = Registry::builtin();
+    let centaur = registry
+        .load_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants/centaur.var")))
+        .expect("centaur.var loads");
+    let centaur_net = temp_file("centaur.nnue", &material_network_of(&centaur));
     let mut truncated = material_network("chess");
     truncated.truncate(truncated.len() - 7);
     let truncated = temp_file("truncated.nnue", &truncated);
@@ -112,7 +121,7 @@ fn bad_and_foreign_networks_are_one_line_errors() {
     s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
     let linear = depth_one_score(&mut s);
     for (path, why) in [
-        (capa_net.display().to_string(), "PNBRQKAC"),
+        (centaur_net.display().to_string(), "the network is for pieces"),
         (truncated.display().to_string(), "truncated"),
         ("/no/such/file.nnue".to_string(), "cannot read"),
     ] {
@@ -122,6 +131,31 @@ fn bad_and_foreign_networks_are_one_line_errors() {
         // The engine keeps running with its linear evaluation.
         assert_eq!(depth_one_score(&mut s), linear);
     }
+    s.quit("quit");
+}
+
+#[test]
+fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
+    // Cute Chess sends `EvalFile` before `UCI_Variant`.
+    let capa_net = temp_file("capablanca-first.nnue", &material_network("capablanca"));
+    let mut s = Engine::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "uciok", |l| l == "uciok");
+    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    let chess_linear = depth_one_score(&mut s);
+    s.send(&format!("setoption name EvalFile value {}", capa_net.display()));
+    let said = s.expect(5, "network line", |l| l.starts_with("info string"));
+    assert!(said.ends_with(" plays capablanca caparandom relocation"), "{said}");
+    // Chess keeps its evaluation.
+    assert_eq!(depth_one_score(&mut s), chess_linear);
+    s.send("setoption name UCI_Variant value capablanca");
+    s.send("setoption name Evaluation value nnue");
+    s.send("isready");
+    let ready = s.expect(5, "readyok", |l| l == "readyok" || l.starts_with("info string error"));
+    assert_eq!(ready, "readyok", "{}", s.transcript_tail());
+    s.send("position fen 5k4/10/10/10/4N5/10/P9/5K4 w - - 0 1");
+    let score = depth_one_score(&mut s);
+    assert!((410..=430).contains(&score), "{score}\n{}", s.transcript_tail());
     s.quit("quit");
 }
 

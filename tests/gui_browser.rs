@@ -49,7 +49,21 @@ struct Browser {
 }
 
 impl Browser {
+    /// A headless Chromium under a fresh chromedriver. chromedriver now and
+    /// then resets the first session request (seen once in a clean CI run):
+    /// a new chromedriver on a new port gets two more tries.
     fn start(chromium: &Path, chromedriver: &Path) -> Result<Browser, String> {
+        let mut failure = String::new();
+        for _ in 0..3 {
+            match Browser::start_once(chromium, chromedriver) {
+                Ok(browser) => return Ok(browser),
+                Err(e) => failure = e,
+            }
+        }
+        Err(failure)
+    }
+
+    fn start_once(chromium: &Path, chromedriver: &Path) -> Result<Browser, String> {
         let port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map_err(|e| e.to_string())?.port();
         let driver = Command::new(chromedriver)
             .arg(format!("--port={port}"))
@@ -71,7 +85,8 @@ impl Browser {
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--hide-scrollbars", "--window-size=1240,900", "--force-device-scale-factor=1"]
         }}}});
-        let (status, body) = request(addr, "POST", "/session", &caps.to_string());
+        let (status, body) = std::panic::catch_unwind(|| request(addr, "POST", "/session", &caps.to_string()))
+            .map_err(|_| "chromedriver dropped the session request".to_string())?;
         let reply: Value = serde_json::from_str(&body).map_err(|e| format!("chromedriver: {e}: {body}"))?;
         browser.session = reply["value"]["sessionId"]
             .as_str()

@@ -368,7 +368,6 @@ impl Engine {
             crate::nnue::file::read(&bytes)
                 .map_err(|e| EngineError::Network(format!("bad network {}: {e}", path.display())))?,
         );
-        let played = self.catalogue.set_network(&self.variant.name, Some(Arc::clone(&net)));
         let fits: Vec<String> = self
             .catalogue
             .registry()
@@ -377,7 +376,8 @@ impl Engine {
             .filter(|name| self.catalogue.set_network(name, Some(Arc::clone(&net))).is_ok())
             .collect();
         if fits.is_empty() {
-            let why = played.err().unwrap_or_default();
+            // Why it does not fit the variant played says what the network is for.
+            let why = self.catalogue.set_network(&self.variant.name, Some(net)).err().unwrap_or_default();
             return Err(EngineError::Network(format!("network {}: {why}", path.display())));
         }
         self.refresh_evaluator();

@@ -90,11 +90,13 @@ fn set_option(engine: &mut Engine, args: &[&str], out: &Output) -> Result<(), Uc
     }
     let eval_file =
         options::find(&name).filter(|spec| spec.id == OptionId::EvalFile).and_then(|spec| spec.parse(&value));
-    if let Some(OptionValue::Text(path)) = eval_file.filter(|v| *v != OptionValue::Text(String::new())) {
-        // Said in a line because the network may serve other variants than the one played.
-        let variants = engine.load_network(std::path::Path::new(&path))?;
-        send(out, &format!("info string network {path} plays {}", variants.join(" ")));
-        return Ok(());
+    if let Some(OptionValue::Text(path)) = eval_file {
+        if !path.is_empty() {
+            // Said in a line because the network may serve other variants than the one played.
+            let variants = engine.load_network(std::path::Path::new(&path))?;
+            send(out, &format!("info string network {path} plays {}", variants.join(" ")));
+            return Ok(());
+        }
     }
     engine.set_option(&name, &value)?;
     let Some(spec) = options::find(&name) else { return Ok(()) };

@@ -34,6 +34,7 @@ pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[
     (&["capablanca", "caparandom", "relocation"], include_bytes!("../variants/capablanca.nnue")),
     (&["clockwork"], include_bytes!("../variants/clockwork.nnue")),
     (&["clash1"], include_bytes!("../variants/clash1.nnue")),
+    (&["clash2"], include_bytes!("../variants/clash2.nnue")),
 ];
 
 /// The variants and, by variant name, their tuned weights and networks.

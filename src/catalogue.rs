@@ -35,6 +35,7 @@ pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[
     (&["clockwork"], include_bytes!("../variants/clockwork.nnue")),
     (&["clash1"], include_bytes!("../variants/clash1.nnue")),
     (&["clash2"], include_bytes!("../variants/clash2.nnue")),
+    (&["clash3"], include_bytes!("../variants/clash3.nnue")),
 ];
 
 /// The variants and, by variant name, their tuned weights and networks.

@@ -78,7 +78,7 @@ fn a_material_network_scores_material_through_uci() {
     // No network yet: asking for one says so in one line, the linear evaluation plays.
     s.send("setoption name Evaluation value nnue");
     s.expect(5, "no-network error", |l| l.starts_with("info string error") && l.contains("has no network"));
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     let linear = depth_one_score(&mut s);
 
     s.send(&format!("setoption name EvalFile value {}", chess_net.display()));
@@ -90,17 +90,23 @@ fn a_material_network_scores_material_through_uci() {
     assert!((410..=430).contains(&nnue), "network score {nnue} (linear {linear})\n{}", s.transcript_tail());
     assert_ne!(nnue, linear);
     // Black to move sees the same balance from its side.
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 b - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 b - - 0 1");
     s.send("go depth 1");
     let info = s.expect(10, "black's score", |l| l.starts_with("info depth 1 ") && l.contains(" score cp -4"));
     assert!(info.contains(" score cp -4"), "{info}");
     s.expect(10, "bestmove", |l| l.starts_with("bestmove"));
     // `linear` turns the network off, `full` picks it again.
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     s.send("setoption name Evaluation value linear");
     assert_eq!(depth_one_score(&mut s), linear);
     s.send("setoption name Evaluation value full");
     assert_eq!(depth_one_score(&mut s), nnue);
+    // A lone king: a network that scores alone leaves such endings to the
+    // linear evaluation, which knows how to mate (see `unarmed_guide`).
+    s.send("position fen 4k3/8/8/8/3N4/8/PP6/4K3 w - - 0 1");
+    let guided = depth_one_score(&mut s);
+    s.send("setoption name Evaluation value linear");
+    assert_eq!(depth_one_score(&mut s), guided);
     s.quit("quit");
 }
 
@@ -118,7 +124,7 @@ fn bad_and_foreign_networks_are_one_line_errors() {
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "uciok", |l| l == "uciok");
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     let linear = depth_one_score(&mut s);
     for (path, why) in [
         (centaur_net.display().to_string(), "the network is for pieces"),
@@ -141,7 +147,7 @@ fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "uciok", |l| l == "uciok");
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     let chess_linear = depth_one_score(&mut s);
     s.send(&format!("setoption name EvalFile value {}", capa_net.display()));
     let said = s.expect(5, "network line", |l| l.starts_with("info string"));
@@ -153,7 +159,7 @@ fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
     s.send("isready");
     let ready = s.expect(5, "readyok", |l| l == "readyok" || l.starts_with("info string error"));
     assert_eq!(ready, "readyok", "{}", s.transcript_tail());
-    s.send("position fen 5k4/10/10/10/4N5/10/P9/5K4 w - - 0 1");
+    s.send("position fen 5k4/9p/10/10/4N5/10/PP8/5K4 w - - 0 1");
     let score = depth_one_score(&mut s);
     assert!((410..=430).contains(&score), "{score}\n{}", s.transcript_tail());
     s.quit("quit");
@@ -171,7 +177,7 @@ fn a_network_beside_a_variant_file_loads_with_it_and_check_validates_it() {
     s.expect(5, "uciok", |l| l == "uciok");
     s.send("setoption name UCI_Variant value mychess");
     s.send("setoption name Evaluation value nnue");
-    s.send("position fen 4k3/8/8/8/3N4/8/P7/4K3 w - - 0 1");
+    s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     let score = depth_one_score(&mut s);
     assert!((410..=430).contains(&score), "{score}\n{}", s.transcript_tail());
     s.quit("quit");

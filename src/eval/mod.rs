@@ -540,8 +540,49 @@ impl Evaluator {
     /// keeps them incrementally instead: [`crate::nnue::AccumulatorStack`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
         match &self.network {
-            Some(net) => self.network_base(pos) + crate::nnue::evaluate_fresh(net, pos),
+            Some(net) => match self.unarmed_guide(pos) {
+                Some(score) => score,
+                None => self.network_base(pos) + crate::nnue::evaluate_fresh(net, pos),
+            },
             None => self.linear(pos),
+        }
+    }
+
+    /// For a network that scores alone: the linear score when a side holds
+    /// no man that can capture (on the board or in hand), else `None`.
+    /// Networks learn little of such endings from self-play, while the linear
+    /// evaluation knows them: it drives the lone king to the edge (mop-up)
+    /// and scales down the score of a side that cannot win. A network on the
+    /// linear base has these terms already.
+    #[inline]
+    pub fn unarmed_guide(&self, pos: &Position) -> Option<i32> {
+        if self.network.as_ref().is_none_or(|net| net.header.linear_base) {
+            return None;
+        }
+        let facts = &*self.facts;
+        let mut armed = [false; 2];
+        for color in Color::ALL.into_iter().filter(|_| self.variant.hands) {
+            let hand = (0..self.variant.kind_count().min(MAX_KINDS)).map(|k| PieceKind(k as u8));
+            armed[color.index()] = hand.filter(|&k| facts.is_armed(k)).any(|k| pos.hand_count(color, k) > 0);
+        }
+        // Both ends of the board at once: in most positions each side's men
+        // stand near its own edge, so the scan stops after a few squares.
+        let squares = pos.squares();
+        let (front, back) = (squares.iter(), squares.iter().rev());
+        for (&a, &b) in front.zip(back).take(squares.len().div_ceil(2)) {
+            if armed[0] && armed[1] {
+                return None;
+            }
+            for c in [pos.cell(a), pos.cell(b)] {
+                if c.is_piece() && facts.is_armed(c.kind()) {
+                    armed[c.color().index()] = true;
+                }
+            }
+        }
+        if armed[0] && armed[1] {
+            None
+        } else {
+            Some(self.linear(pos))
         }
     }
 

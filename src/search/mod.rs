@@ -832,6 +832,9 @@ impl<'a> Search<'a> {
     fn evaluate(&mut self, ply: usize) -> i32 {
         match (&mut self.nnue, self.eval.network()) {
             (Some(stack), Some(net)) => {
+                if let Some(score) = self.eval.unarmed_guide(self.pos) {
+                    return score;
+                }
                 let score = stack.evaluate(net, self.eval.features(), ply, self.pos.side_to_move());
                 // Unit tests check every incremental evaluation against a fresh one.
                 #[cfg(test)]

@@ -70,6 +70,47 @@ impl Position {
         }
     }
 
+    /// The captures and promotions among the pseudo-legal moves, in the order
+    /// [`Position::generate_pseudo`] lists them (quiescence searches only
+    /// these: skipping the quiet moves, drops and castling here saves
+    /// generating, scoring and sorting them at every quiescence node).
+    /// Nothing during setup.
+    pub fn generate_tactical(&self, out: &mut MoveList) {
+        if self.st.setup_pending != 0 {
+            return;
+        }
+        let us = self.side;
+        let them = !us;
+        let board = &self.board;
+        let variant = &*self.variant;
+        let promotion_rank = variant.promotion_rank[us];
+        for &from in self.board_squares.iter() {
+            let cell = board[from.index()];
+            if !cell.is_color(us) {
+                continue;
+            }
+            let kind = cell.kind();
+            let promotes = !variant.promotions[us][kind.index()].is_empty();
+            for rule in variant.motion.rules(us, kind) {
+                if !rule.mode.captures() && !promotes {
+                    continue;
+                }
+                if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
+                    continue;
+                }
+                for_each_target(board, from, rule, them, |to| {
+                    if board[to.index()].is_piece() || (promotes && to.rank() == promotion_rank) {
+                        let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
+                        self.push_move(out, from, to, kind, double);
+                    }
+                });
+            }
+        }
+        if self.st.ep != NO_SQUARE {
+            self.generate_en_passant(out);
+        }
+    }
+
     fn generate_en_passant(&self, out: &mut MoveList) {
         let ep = self.st.ep;
         for from in self.ep_captors(ep) {

@@ -1,8 +1,9 @@
 //! Random-playout property tests over every shipped variant (fixed seeds):
 //! unmake restores FEN and hash exactly, the incremental hash equals a fresh
 //! one (and so does the count of men behind the dead-position test), FEN and
-//! move text round-trip, no legal move leaves the mover's king attacked, and
-//! in drop variants each side keeps 16 men (board + hand).
+//! move text round-trip, no legal move leaves the mover's king attacked, the
+//! quiescence generator lists exactly the pseudo-legal captures and
+//! promotions, and in drop variants each side keeps 16 men (board + hand).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -56,6 +57,20 @@ fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
                 assert_eq!(pos.to_fen(), fen, "{name}: unmake {text} did not restore the FEN");
                 assert_eq!(pos.hash(), hash, "{name}: unmake {text} did not restore the hash");
             }
+            // The quiescence generator lists exactly the captures and
+            // promotions among the pseudo-legal moves, in the same order.
+            let mut tactical = MoveList::new();
+            pos.generate_tactical(&mut tactical);
+            let expected: Vec<_> = if pos.in_setup() {
+                Vec::new()
+            } else {
+                pseudo
+                    .iter()
+                    .copied()
+                    .filter(|&m| pos.victim_square(m).is_some() || m.kind() == MoveKind::Promotion)
+                    .collect()
+            };
+            assert_eq!(tactical.to_vec(), expected, "{name}: tactical moves differ at {fen}");
             if !pos.in_setup() && variant.succession.is_none() {
                 for &m in &pseudo {
                     if !list.contains(&m) {

@@ -772,6 +772,21 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Removes the quiet moves at and after `from`, keeping the order of the rest.
+    fn drop_quiet_moves(&self, moves: &mut ScoredMoves, from: usize) {
+        let mut kept = from;
+        for j in from..moves.list.len() {
+            let m = moves.list[j];
+            if self.pos.victim_square(m).is_some() || m.kind() == MoveKind::Promotion {
+                moves.list[kept] = m;
+                moves.scores[kept] = moves.scores[j];
+                kept += 1;
+            }
+        }
+        moves.list.truncate(kept);
+        moves.scores.truncate(kept);
+    }
+
     /// Picks the best-scored move at or after `i` and swaps it to `i`.
     #[inline]
     fn pick(moves: &mut ScoredMoves, i: usize) -> Move {
@@ -954,7 +969,14 @@ impl<'a> Search<'a> {
         tt_move: Option<Move>,
         ply: usize,
     ) -> bool {
-        let all_legal = self.generate(&mut moves.list, in_check);
+        let all_legal = if in_check {
+            self.generate(&mut moves.list, in_check)
+        } else {
+            // Out of check only captures and promotions are searched.
+            moves.list.clear();
+            self.pos.generate_tactical(&mut moves.list);
+            false
+        };
         for i in 0..moves.list.len() {
             let m = moves.list[i];
             let tactical = self.is_capture(m) || m.kind() == MoveKind::Promotion;
@@ -1197,8 +1219,10 @@ impl<'a> Search<'a> {
         let mut node = NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha };
         let mut legal = 0;
         let mut skip_quiets = false;
-        for i in 0..moves.list.len() {
+        let mut i = 0;
+        while i < moves.list.len() {
             let m = Self::pick(&mut moves, i);
+            i += 1;
             if Some(m) == n.excluded {
                 continue;
             }
@@ -1226,6 +1250,11 @@ impl<'a> Search<'a> {
                 Prune::Skip => continue,
                 Prune::SkipQuiets => {
                     skip_quiets = true;
+                    if !n.in_check {
+                        // Only captures and promotions are left to try: drop
+                        // the quiet moves now rather than pick past each.
+                        self.drop_quiet_moves(&mut moves, i);
+                    }
                     continue;
                 }
             }

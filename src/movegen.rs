@@ -39,33 +39,14 @@ impl Position {
             self.generate_setup(out);
             return;
         }
-        let us = self.side;
-        let them = !us;
-        let board = &self.board;
-        let variant = &*self.variant;
-        for &from in self.board_squares.iter() {
-            let cell = board[from.index()];
-            if !cell.is_color(us) {
-                continue;
-            }
-            let kind = cell.kind();
-            for rule in variant.motion.rules(us, kind) {
-                if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
-                    continue;
-                }
-                for_each_target(board, from, rule, them, |to| {
-                    let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
-                    self.push_move(out, from, to, kind, double);
-                });
-            }
-        }
+        self.generate_piece_moves::<false>(out);
         if self.st.ep != NO_SQUARE {
             self.generate_en_passant(out);
         }
-        if self.st.castling >> (2 * us.index()) & 3 != 0 {
+        if self.st.castling >> (2 * self.side.index()) & 3 != 0 {
             self.generate_castling(out);
         }
-        if variant.hands {
+        if self.variant.hands {
             self.generate_drops(out);
         }
     }
@@ -79,6 +60,16 @@ impl Position {
         if self.st.setup_pending != 0 {
             return;
         }
+        self.generate_piece_moves::<true>(out);
+        if self.st.ep != NO_SQUARE {
+            self.generate_en_passant(out);
+        }
+    }
+
+    /// The moves of the men on the board by their rules: all of them, or
+    /// with `TACTICAL` only captures and promotions (same order either way).
+    #[inline(always)]
+    fn generate_piece_moves<const TACTICAL: bool>(&self, out: &mut MoveList) {
         let us = self.side;
         let them = !us;
         let board = &self.board;
@@ -92,22 +83,19 @@ impl Position {
             let kind = cell.kind();
             let promotes = !variant.promotions[us][kind.index()].is_empty();
             for rule in variant.motion.rules(us, kind) {
-                if !rule.mode.captures() && !promotes {
+                if TACTICAL && !rule.mode.captures() && !promotes {
                     continue;
                 }
                 if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
                     continue;
                 }
                 for_each_target(board, from, rule, them, |to| {
-                    if board[to.index()].is_piece() || (promotes && to.rank() == promotion_rank) {
+                    if !TACTICAL || board[to.index()].is_piece() || (promotes && to.rank() == promotion_rank) {
                         let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
                         self.push_move(out, from, to, kind, double);
                     }
                 });
             }
-        }
-        if self.st.ep != NO_SQUARE {
-            self.generate_en_passant(out);
         }
     }
 

@@ -561,9 +561,11 @@ impl Evaluator {
         }
         let facts = &*self.facts;
         let mut armed = [false; 2];
-        for color in Color::ALL.into_iter().filter(|_| self.variant.hands) {
-            let hand = (0..self.variant.kind_count().min(MAX_KINDS)).map(|k| PieceKind(k as u8));
-            armed[color.index()] = hand.filter(|&k| facts.is_armed(k)).any(|k| pos.hand_count(color, k) > 0);
+        if self.variant.hands {
+            for color in Color::ALL {
+                let hand = (0..self.variant.kind_count().min(MAX_KINDS)).map(|k| PieceKind(k as u8));
+                armed[color.index()] = hand.filter(|&k| facts.is_armed(k)).any(|k| pos.hand_count(color, k) > 0);
+            }
         }
         // Both ends of the board at once: in most positions each side's men
         // stand near its own edge, so the scan stops after a few squares.

@@ -661,6 +661,12 @@ impl<'a> Search<'a> {
         self.pos.victim_square(m).is_some()
     }
 
+    /// A capture or a promotion: what quiescence searches.
+    #[inline]
+    fn is_tactical(&self, m: Move) -> bool {
+        self.is_capture(m) || m.kind() == MoveKind::Promotion
+    }
+
     /// The continuation keys of the moves one and two plies before `ply`.
     #[inline]
     fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
@@ -777,7 +783,7 @@ impl<'a> Search<'a> {
         let mut kept = from;
         for j in from..moves.list.len() {
             let m = moves.list[j];
-            if self.pos.victim_square(m).is_some() || m.kind() == MoveKind::Promotion {
+            if self.is_tactical(m) {
                 moves.list[kept] = m;
                 moves.scores[kept] = moves.scores[j];
                 kept += 1;
@@ -979,8 +985,7 @@ impl<'a> Search<'a> {
         };
         for i in 0..moves.list.len() {
             let m = moves.list[i];
-            let tactical = self.is_capture(m) || m.kind() == MoveKind::Promotion;
-            let s = if evasions || tactical { self.score_move(m, tt_move, ply) } else { i32::MIN };
+            let s = if evasions || self.is_tactical(m) { self.score_move(m, tt_move, ply) } else { i32::MIN };
             moves.scores.push(s);
         }
         all_legal

@@ -171,6 +171,25 @@ fn datagen_train_and_check_a_user_variant() {
     assert!(checked.status.success() && text.contains("ok (network for centaur"), "{text}");
     assert!(text.contains("menagerie --variants") && text.contains("datagen"), "the header names the commands: {text}");
 
+    // Training on from that network: its width comes along, and the header
+    // keeps the commands of both runs.
+    let more = dir.join("centaur-more.nnue");
+    let train_on = |init: &str| {
+        let data = data.to_str().expect("utf-8");
+        let out = more.to_str().expect("utf-8");
+        run(&["train", "--variant", "centaur", "--data", data, "--epochs", "1", "--init", init, "--out", out])
+    };
+    let continued = train_on(net.to_str().expect("utf-8"));
+    assert!(continued.status.success(), "{}", String::from_utf8_lossy(&continued.stderr));
+    let checked = run(&["check", more.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(text.contains("8x2") && text.contains("--init") && text.contains("--hidden 8"), "{text}");
+    // A network for another piece set is a one-line error.
+    let foreign = train_on(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/capablanca.nnue"));
+    let message = String::from_utf8_lossy(&foreign.stderr);
+    assert!(!foreign.status.success());
+    assert!(message.contains("the network is for pieces") && message.trim().lines().count() == 1, "{message}");
+
     let bytes = std::fs::read(&net).expect("written");
     std::fs::write(&net, &bytes[..bytes.len() - 7]).expect("truncate");
     let broken = run(&["check", net.to_str().expect("utf-8")]);

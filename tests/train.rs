@@ -67,6 +67,7 @@ fn plan(threads: usize) -> TrainPlan {
         seed: 3,
         mirror: false,
         weight_decay: 0.0,
+        init: None,
     }
 }
 
@@ -169,4 +170,33 @@ fn a_network_on_a_linear_base_learns_what_the_base_misses() {
     for pos in positions.iter().take(20) {
         assert_eq!(played.evaluate(pos), base.linear(pos) + menagerie::nnue::evaluate_fresh(&net, pos));
     }
+}
+
+/// `--init`: a run starts from the given network. A float network read back
+/// from its file quantizes to the same file; with a vanishing step size the
+/// run ends where it started, while a random start with the same plan does not.
+#[test]
+fn a_run_can_start_from_a_trained_network() {
+    let (_, data) = material_data(10);
+    let v = Registry::builtin().get("chess").expect("ships");
+    let first = train(&v, &data, &TrainPlan { epochs: 2, ..plan(2) }, |_| {}, |_, _, _| {}).quantize();
+    let read = file::read(&file::write(&first)).expect("reads back");
+    assert_eq!(read.dequantize().quantize(), first);
+    let still = TrainPlan { epochs: 1, rate: 1e-12, final_rate: 1e-12, ..plan(2) };
+    let resumed = train(&v, &data, &TrainPlan { init: Some(read.dequantize()), ..still.clone() }, |_| {}, |_, _, _| {});
+    assert_eq!(resumed.quantize(), first);
+    let fresh = train(&v, &data, &still, |_| {}, |_, _, _| {});
+    assert_ne!(fresh.quantize(), first);
+    // Continuing with a real step size goes on lowering the loss from where the first run stopped.
+    let mut losses = Vec::new();
+    train(
+        &v,
+        &data,
+        &TrainPlan { epochs: 1, init: Some(read.dequantize()), ..plan(2) },
+        |r| losses.push(r),
+        |_, _, _| {},
+    );
+    let mut first_losses = Vec::new();
+    train(&v, &data, &TrainPlan { epochs: 1, ..plan(2) }, |r| first_losses.push(r), |_, _, _| {});
+    assert!(losses[0].validation_loss < first_losses[0].validation_loss, "{losses:?} vs {first_losses:?}");
 }

@@ -206,6 +206,20 @@ pub struct Network {
 }
 
 impl Network {
+    /// The network with float weights, for a trainer to continue from:
+    /// quantizing it again gives this network back.
+    pub fn dequantize(&self) -> FloatNetwork {
+        let scaled = |w: &[i16], scale: i32| w.iter().map(|&w| f32::from(w) / scale as f32).collect();
+        FloatNetwork {
+            header: self.header.clone(),
+            inputs: self.inputs,
+            hidden_weights: scaled(&self.hidden_weights, QA),
+            hidden_bias: scaled(&self.hidden_bias, QA),
+            output_weights: scaled(&self.output_weights, QB),
+            output_bias: self.output_bias as f32 / (QA * QB) as f32,
+        }
+    }
+
     /// Hidden neurons per perspective.
     #[inline]
     pub fn hidden(&self) -> usize {

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,7 +21,7 @@ use super::datagen::parse_shard;
 use crate::catalogue::Catalogue;
 use crate::eval::Evaluator;
 use crate::nnue::data::{DataSet, Record};
-use crate::nnue::network::{Activation, FloatNetwork, OUTPUT_SCALE};
+use crate::nnue::network::{Activation, FloatNetwork, Network, OUTPUT_SCALE};
 use crate::nnue::{file, FeatureSet};
 use crate::piece::Color;
 use crate::position::Position;
@@ -85,6 +85,10 @@ pub struct TrainPlan {
     /// Decoupled weight decay (AdamW): each step shrinks every weight by
     /// `rate * weight_decay` of itself, against overfitting small data.
     pub weight_decay: f32,
+    /// The network to start from (a trained one, to go on training it on
+    /// new data), instead of random weights; its shape and base replace
+    /// `hidden`, `activation` and the base.
+    pub init: Option<FloatNetwork>,
 }
 
 /// What a training run reports per epoch.
@@ -360,18 +364,24 @@ pub fn train_on_base(
     }
     let validation_part = &decode_all(validation_order, false)[..];
     let train_part = &train_part[..];
-    let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
-    net.header.linear_base = base.is_some();
-    if base.is_some() {
-        // On a base, start from adding (almost) nothing.
-        net.output_weights.iter_mut().for_each(|w| *w *= 0.01);
-    }
+    let mut net = match &plan.init {
+        Some(init) => init.clone(),
+        None => {
+            let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
+            net.header.linear_base = base.is_some();
+            if base.is_some() {
+                // On a base, start from adding (almost) nothing.
+                net.output_weights.iter_mut().for_each(|w| *w *= 0.01);
+            }
+            net
+        }
+    };
+    let h = net.header.hidden;
     let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1);
     let threads = plan.threads.max(1);
     let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
     let mut total = Gradient::zeros(&net);
     let mut batch_order: Vec<usize> = (0..train_part.len()).collect();
-    let h = plan.hidden;
     let mut best: Option<(f64, FloatNetwork)> = None;
     for epoch in 1..=plan.epochs {
         for i in (1..batch_order.len()).rev() {
@@ -462,6 +472,11 @@ pub struct TrainArgs {
     /// Decoupled weight decay (AdamW), against overfitting small data.
     #[arg(long, default_value_t = 1.0)]
     pub weight_decay: f32,
+    /// Start from this network instead of random weights (to go on training
+    /// it on new data); its width, activation and base replace --hidden,
+    /// --activation and --base.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -561,9 +576,17 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
     if data.len() < 2 {
         return Err("the data holds fewer than two positions".to_string());
     }
+    let init = match &args.init {
+        Some(path) => Some(read_init(path, &variant)?),
+        None => None,
+    };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (hidden, activation, base_name) = match &init {
+        Some(net) => (net.header.hidden, net.header.activation, if net.header.linear_base { "linear" } else { "none" }),
+        None => (args.hidden, activation, args.base.as_str()),
+    };
     let plan = TrainPlan {
-        hidden: args.hidden,
+        hidden,
         activation,
         epochs: args.epochs,
         batch: args.batch,
@@ -575,16 +598,17 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         seed: args.seed,
         mirror: args.mirror,
         weight_decay: args.weight_decay,
+        init: init.as_ref().map(Network::dequantize),
     };
     eprintln!(
-        "training {} {}x2 ({}) on {} positions, {threads} threads",
+        "training {} {hidden}x2 ({}, base {base_name}{}) on {} positions, {threads} threads",
         variant.name,
-        args.hidden,
-        args.activation,
+        activation.name(),
+        args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
         data.len()
     );
     let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
-    let base = match args.base.as_str() {
+    let base = match base_name {
         "none" => None,
         "linear" => Some(&linear),
         other => return Err(format!("unknown --base '{other}' (none or linear)")),
@@ -623,11 +647,27 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
     );
     net.header.data_command = data_commands(data.headers.iter().map(|h| h.command.as_str()));
     net.header.train_command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+    if let (Some(init), Some(path)) = (&init, &args.init) {
+        // What made the starting network, so that the header still says how to remake this one.
+        let h = &init.header;
+        net.header.train_command +=
+            &format!(" ({} being: data: {}, trained by: {})", path.display(), h.data_command, h.train_command);
+    }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.nnue", variant.name)));
     std::fs::write(&out, file::write(&net.quantize())).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     let kept = best.map_or_else(String::new, |(epoch, loss)| format!(" (epoch {epoch}, validation loss {loss:.6})"));
     println!("wrote {}{kept} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The network `--init` names, checked against the variant.
+fn read_init(path: &Path, variant: &Variant) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let net = file::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    match net.header.mismatch(variant) {
+        Some(why) => Err(format!("{}: {why}", path.display())),
+        None => Ok(net),
+    }
 }
 
 #[cfg(test)]

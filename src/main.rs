@@ -210,8 +210,15 @@ fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
     if file.extension().is_some_and(|e| e == "nnue") {
         return check_network(catalogue, file);
     }
-    if let Err(e) = std::fs::read_to_string(file) {
-        return fail(format!("cannot read {}: {e}", file.display()));
+    match std::fs::read(file) {
+        Ok(bytes) if file.extension().is_some_and(|e| e == "data") || menagerie::nnue::data::is_data(&bytes) => {
+            return check_data(catalogue, file, bytes);
+        }
+        Ok(bytes) if std::str::from_utf8(&bytes).is_err() => {
+            return fail(format!("{}: neither a variant file (not text), a network nor a data file", file.display()));
+        }
+        Ok(_) => {}
+        Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
     }
     // A scratch copy of the catalogue: checking loads nothing for good.
     let mut scratch = catalogue.clone();
@@ -257,6 +264,34 @@ fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
         h.activation.name(),
         if h.data_command.is_empty() { "-" } else { &h.data_command },
         if h.train_command.is_empty() { "-" } else { &h.train_command },
+    );
+    ExitCode::SUCCESS
+}
+
+/// `menagerie check FILE.data`: reads training data for the variant its
+/// first block names, checking every record.
+fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
+    use menagerie::nnue::data::{first_variant, DataSet};
+    let name = match first_variant(&bytes) {
+        Ok(name) => name,
+        Err(e) => return fail(format!("{}: {e}", file.display())),
+    };
+    let Some(variant) = catalogue.get(&name) else {
+        return fail(format!("{}: the data is for '{name}', which is not loaded", file.display()));
+    };
+    let data = match DataSet::read(bytes, &variant) {
+        Ok(data) => data,
+        Err(e) => return fail(format!("{}: {e}", file.display())),
+    };
+    let commands = menagerie::tune::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
+    println!(
+        "{}: ok (data for {}: {} positions in {} block{}, made by: {})",
+        file.display(),
+        variant.name,
+        data.len(),
+        data.headers.len(),
+        if data.headers.len() == 1 { "" } else { "s" },
+        if commands.is_empty() { "-" } else { &commands }
     );
     ExitCode::SUCCESS
 }

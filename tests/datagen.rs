@@ -150,6 +150,17 @@ fn datagen_train_and_check_a_user_variant() {
         data.to_str().expect("utf-8"),
     ]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    // `check` reads data files too: every record, and the command that made them.
+    let checked = run(&["check", data.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success() && text.contains("ok (data for centaur: "), "{text}");
+    assert!(text.contains("positions in 1 block,") && text.contains("--games 4"), "{text}");
+    let cut = dir.join("cut.data");
+    let bytes = std::fs::read(&data).expect("written");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).expect("truncate");
+    let broken = run(&["check", cut.to_str().expect("utf-8")]);
+    let message = String::from_utf8_lossy(&broken.stderr);
+    assert!(!broken.status.success() && message.trim().lines().count() == 1, "{message}");
     let trained = run(&[
         "train",
         "--variant",

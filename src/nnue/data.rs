@@ -333,6 +333,17 @@ impl DataSet {
 }
 
 /// The header at `at` and where its records start.
+/// The variant named by the first block of a data file (to know which
+/// variant to read the whole file for).
+pub fn first_variant(bytes: &[u8]) -> Result<String, DataError> {
+    read_header(bytes, 0).map(|(header, _)| header.variant)
+}
+
+/// True when `bytes` start like a data file.
+pub fn is_data(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC.as_bytes())
+}
+
 fn read_header(bytes: &[u8], at: usize) -> Result<(DataHeader, usize), DataError> {
     if !bytes[at..].starts_with(MAGIC.as_bytes()) {
         return Err(DataError::BadMagic(at));

@@ -485,7 +485,7 @@ pub struct TrainArgs {
 /// The commands that made the data, once each: shards of one run differ
 /// only in `--shard` and `--out`, so those are left out and the shards
 /// named (`shards 0-2, 7 of 8`), which is what regenerates the set.
-fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
+pub fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
     // Each run: its command without shard and output, and the shards seen.
     let mut runs: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
     for command in commands {

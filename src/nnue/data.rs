@@ -332,7 +332,6 @@ impl DataSet {
     }
 }
 
-/// The header at `at` and where its records start.
 /// The variant named by the first block of a data file (to know which
 /// variant to read the whole file for).
 pub fn first_variant(bytes: &[u8]) -> Result<String, DataError> {
@@ -344,6 +343,7 @@ pub fn is_data(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC.as_bytes())
 }
 
+/// The header at `at` and where its records start.
 fn read_header(bytes: &[u8], at: usize) -> Result<(DataHeader, usize), DataError> {
     if !bytes[at..].starts_with(MAGIC.as_bytes()) {
         return Err(DataError::BadMagic(at));

@@ -22,7 +22,7 @@ use crate::catalogue::Catalogue;
 use crate::eval::Evaluator;
 use crate::nnue::data::{DataSet, Record};
 use crate::nnue::network::{Activation, FloatNetwork, Network, OUTPUT_SCALE};
-use crate::nnue::{file, FeatureSet};
+use crate::nnue::{check_fits, file, FeatureSet};
 use crate::piece::Color;
 use crate::position::Position;
 use crate::variant::Variant;
@@ -86,8 +86,10 @@ pub struct TrainPlan {
     /// `rate * weight_decay` of itself, against overfitting small data.
     pub weight_decay: f32,
     /// The network to start from (a trained one, to go on training it on
-    /// new data), instead of random weights; its shape and base replace
-    /// `hidden`, `activation` and the base.
+    /// new data), instead of random weights; its width and activation
+    /// replace `hidden` and `activation`, and the base given to
+    /// [`train_on_base`] must be the one it was trained on (`menagerie
+    /// train --init` takes it from the network's header).
     pub init: Option<FloatNetwork>,
 }
 
@@ -663,11 +665,9 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
 /// The network `--init` names, checked against the variant.
 fn read_init(path: &Path, variant: &Variant) -> Result<Network, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let net = file::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    match net.header.mismatch(variant) {
-        Some(why) => Err(format!("{}: {why}", path.display())),
-        None => Ok(net),
-    }
+    file::read(&bytes)
+        .and_then(|net| check_fits(&net, variant).map(|()| net))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use menagerie::catalogue::Catalogue;
+use menagerie::board::position::Position;
+use menagerie::eval::catalogue::Catalogue;
+use menagerie::eval::nnue::network::{Activation, FloatNetwork};
+use menagerie::eval::nnue::AccumulatorStack;
 use menagerie::eval::EvalMode;
-use menagerie::moves::{Move, MoveList};
-use menagerie::nnue::network::{Activation, FloatNetwork};
-use menagerie::nnue::AccumulatorStack;
-use menagerie::position::Position;
-use menagerie::zobrist::SplitMix64;
+use menagerie::rules::moves::{Move, MoveList};
+use menagerie::rules::zobrist::SplitMix64;
 
 /// The start position and 60 plies of a seeded random game from it.
 fn game(start: &Position) -> Vec<Move> {

@@ -2,10 +2,10 @@
 //! each family of variants (the `perft` subcommand gives the nodes/second figure).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use menagerie::moves::MoveList;
-use menagerie::perft::perft;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::perft::perft;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::moves::MoveList;
 
 fn positions() -> Vec<(&'static str, &'static str)> {
     vec![

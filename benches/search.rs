@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use menagerie::catalogue::Catalogue;
+use menagerie::board::position::Position;
+use menagerie::eval::catalogue::Catalogue;
 use menagerie::eval::EvalMode;
-use menagerie::position::Position;
+use menagerie::search::tt::TranspositionTable;
 use menagerie::search::{Limits, Search, SearchControl};
-use menagerie::tt::TranspositionTable;
 
 fn fixed_depth(c: &mut Criterion) {
     let catalogue = Catalogue::builtin();

@@ -6,35 +6,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod bench;
-pub mod betza;
-pub mod capacity;
-pub mod catalogue;
+pub mod board;
 pub mod engine;
 pub mod eval;
-pub mod fen;
 pub mod game;
-pub mod geometry;
 pub mod gui;
-pub mod motion;
-pub mod movegen;
-pub mod moves;
-pub mod nnue;
-pub mod notation;
-pub mod options;
-pub mod outcome;
-pub mod perft;
-pub mod piece;
-pub mod position;
+pub mod matches;
+pub mod play;
+pub mod players;
 pub mod protocol;
-pub mod registry;
-pub mod review;
+pub mod rules;
 pub mod search;
-pub mod see;
-pub mod skill;
-pub mod smp;
-pub mod tournament;
-pub mod tt;
-pub mod tune;
-pub mod variant;
-pub mod zobrist;
+pub mod training;

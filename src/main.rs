@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use menagerie::catalogue::Catalogue;
+use menagerie::board::perft::{divide, perft, MAX_PERFT_DEPTH};
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
 use menagerie::engine::Engine;
-use menagerie::perft::{divide, perft, MAX_PERFT_DEPTH};
-use menagerie::position::Position;
+use menagerie::eval::catalogue::Catalogue;
 use menagerie::protocol::{self, Output, Protocol};
-use menagerie::registry::Registry;
 
 #[derive(Parser)]
 #[command(name = "menagerie", version, about = "A variant-aware chess engine (UCI and XBoard)")]
@@ -65,25 +65,25 @@ enum Command {
     /// List the loaded variants.
     Variants,
     /// Play a match or round robin between engines, refereed by the rules core.
-    Match(menagerie::tournament::cli::MatchArgs),
+    Match(menagerie::matches::cli::MatchArgs),
     /// Play against menagerie (or another engine, or a random mover) in the terminal.
-    Play(menagerie::tournament::play::PlayArgs),
+    Play(menagerie::play::terminal::PlayArgs),
     /// Analyse a position (MultiPV), judge whole games of a PGN file, or run an EPD test suite.
     #[command(alias = "analyze")]
-    Analyse(menagerie::tournament::analyse::AnalyseArgs),
+    Analyse(menagerie::play::analyse::AnalyseArgs),
     /// Score the games of match PGN files (W/D/L, Elo, pentanomial pairs, SPRT).
-    Score(menagerie::tournament::score::ScoreArgs),
+    Score(menagerie::matches::score::ScoreArgs),
     /// Learn a variant's evaluation weights from self-play and write NAME.eval.
-    Tune(menagerie::tune::TuneArgs),
+    Tune(menagerie::training::tune::TuneArgs),
     /// Self-play positions with scores and results, to train a network on.
-    Datagen(menagerie::tune::datagen::DatagenArgs),
+    Datagen(menagerie::training::datagen::DatagenArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
-    Train(menagerie::tune::train::TrainArgs),
+    Train(menagerie::training::train::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
     Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
     #[command(hide = true)]
-    RandomEngine(menagerie::tournament::cli::RandomEngineArgs),
+    RandomEngine(menagerie::matches::cli::RandomEngineArgs),
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -114,16 +114,16 @@ fn main() -> ExitCode {
         Some(Command::Bench { depth }) => run_bench(&catalogue, depth),
         Some(Command::Uci) => serve(catalogue, Protocol::Uci),
         Some(Command::Xboard) => serve(catalogue, Protocol::Xboard),
-        Some(Command::Match(args)) => menagerie::tournament::cli::run_match_command(&args, registry),
-        Some(Command::Play(args)) => menagerie::tournament::play::run_play(&args, registry),
-        Some(Command::Analyse(args)) => menagerie::tournament::analyse::run_analyse(&args, &catalogue),
-        Some(Command::Score(args)) => menagerie::tournament::score::run_score(&args),
-        Some(Command::Tune(args)) => menagerie::tune::run_tune_command(&args, &catalogue),
-        Some(Command::Datagen(args)) => menagerie::tune::datagen::run_datagen_command(&args, &catalogue),
-        Some(Command::Train(args)) => menagerie::tune::train::run_train_command(&args, &catalogue),
+        Some(Command::Match(args)) => menagerie::matches::cli::run_match_command(&args, registry),
+        Some(Command::Play(args)) => menagerie::play::terminal::run_play(&args, registry),
+        Some(Command::Analyse(args)) => menagerie::play::analyse::run_analyse(&args, &catalogue),
+        Some(Command::Score(args)) => menagerie::matches::score::run_score(&args),
+        Some(Command::Tune(args)) => menagerie::training::tune::run_tune_command(&args, &catalogue),
+        Some(Command::Datagen(args)) => menagerie::training::datagen::run_datagen_command(&args, &catalogue),
+        Some(Command::Train(args)) => menagerie::training::train::run_train_command(&args, &catalogue),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
-            menagerie::tournament::random_engine::run(registry.clone(), args.seed, args.xboard);
+            menagerie::players::random_engine::run(registry.clone(), args.seed, args.xboard);
             ExitCode::SUCCESS
         }
         None => serve(catalogue, Protocol::Uci),
@@ -211,7 +211,7 @@ fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
         return check_network(catalogue, file);
     }
     match std::fs::read(file) {
-        Ok(bytes) if file.extension().is_some_and(|e| e == "data") || menagerie::nnue::data::is_data(&bytes) => {
+        Ok(bytes) if file.extension().is_some_and(|e| e == "data") || menagerie::eval::nnue::data::is_data(&bytes) => {
             return check_data(catalogue, file, bytes);
         }
         Ok(bytes) if std::str::from_utf8(&bytes).is_err() => {
@@ -244,14 +244,14 @@ fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
     };
-    let net = match menagerie::nnue::file::read(&bytes) {
+    let net = match menagerie::eval::nnue::file::read(&bytes) {
         Ok(n) => n,
         Err(e) => return fail(format!("{}: {e}", file.display())),
     };
     let Some(variant) = catalogue.get(&net.header.variant) else {
         return fail(format!("{}: the network is for '{}', which is not loaded", file.display(), net.header.variant));
     };
-    if let Err(e) = menagerie::nnue::check_fits(&net, &variant) {
+    if let Err(e) = menagerie::eval::nnue::check_fits(&net, &variant) {
         return fail(format!("{}: {e}", file.display()));
     }
     let h = &net.header;
@@ -271,7 +271,7 @@ fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
 /// `menagerie check FILE.data`: reads training data for the variant its
 /// first block names, checking every record.
 fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
-    use menagerie::nnue::data::{first_variant, DataSet};
+    use menagerie::eval::nnue::data::{first_variant, DataSet};
     let name = match first_variant(&bytes) {
         Ok(name) => name,
         Err(e) => return fail(format!("{}: {e}", file.display())),
@@ -283,7 +283,7 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
         Ok(data) => data,
         Err(e) => return fail(format!("{}: {e}", file.display())),
     };
-    let commands = menagerie::tune::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
+    let commands = menagerie::training::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
     println!(
         "{}: ok (data for {}: {} positions in {} block{}, made by: {})",
         file.display(),
@@ -307,9 +307,9 @@ fn list_variants(registry: &Registry) -> ExitCode {
 }
 
 fn run_bench(catalogue: &Catalogue, depth: Option<u32>) -> ExitCode {
-    let depth = depth.unwrap_or(menagerie::bench::DEFAULT_DEPTH).clamp(1, 64);
+    let depth = depth.unwrap_or(menagerie::engine::bench::DEFAULT_DEPTH).clamp(1, 64);
     let mut out = std::io::stdout().lock();
-    let totals = menagerie::bench::run(catalogue, depth, 16, |line| {
+    let totals = menagerie::engine::bench::run(catalogue, depth, 16, |line| {
         let _ = writeln!(out, "{line}");
     });
     let ms = totals.time.as_millis().max(1) as u64;

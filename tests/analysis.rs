@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, replay};
-use menagerie::registry::Registry;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");

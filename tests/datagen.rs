@@ -5,13 +5,13 @@
 use std::process::Command;
 use std::sync::Arc;
 
-use menagerie::moves::MoveList;
-use menagerie::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record};
-use menagerie::nnue::FeatureSet;
-use menagerie::piece::{Cell, Color};
-use menagerie::position::Position;
-use menagerie::registry::Registry;
-use menagerie::zobrist::SplitMix64;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::eval::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record};
+use menagerie::eval::nnue::FeatureSet;
+use menagerie::rules::moves::MoveList;
+use menagerie::rules::piece::{Cell, Color};
+use menagerie::rules::zobrist::SplitMix64;
 
 /// Everything a record holds, comparable: side, score, result (in halves),
 /// men (file, rank, man) and hand (man, count).

@@ -6,10 +6,10 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use menagerie::moves::MoveList;
-use menagerie::notation::MoveText;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::notation::MoveText;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::moves::MoveList;
 
 const ALPHABET: &[u8] = b"0123456789/[]~-_ abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@.,#:\t";
 
@@ -116,7 +116,7 @@ fn fuzz_moves(n: usize) {
 fn fuzz_variant_files(n: usize) {
     let mut reg = Registry::builtin();
     let names = reg.names();
-    let texts: Vec<String> = menagerie::registry::SHIPPED.iter().map(|(_, t)| t.to_string()).collect();
+    let texts: Vec<String> = menagerie::board::registry::SHIPPED.iter().map(|(_, t)| t.to_string()).collect();
     let mut rng = StdRng::seed_from_u64(9);
     for i in 0..n {
         let base = &texts[rng.gen_range(0..texts.len())];

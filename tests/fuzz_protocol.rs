@@ -11,8 +11,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use common::Engine;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
 
 /// How long a batch may take to be answered.
 const SECS: u64 = 20;

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use common::require_tool;
 use gui_support::{ok, request, request_with, start_server};
-use menagerie::catalogue::Catalogue;
+use menagerie::eval::catalogue::Catalogue;
 use menagerie::gui::access::TokenRule;
 use menagerie::gui::api::App;
 use menagerie::gui::server;

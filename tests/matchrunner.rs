@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::require_tool;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, PgnGame};
 use menagerie::game::san::parse_san;
-use menagerie::moves::MoveList;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::rules::moves::MoveList;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");
 

@@ -8,11 +8,11 @@
 mod common;
 
 use common::Engine;
-use menagerie::nnue::network::{Activation, FloatNetwork};
-use menagerie::nnue::{file, FeatureSet};
-use menagerie::piece::{Cell, Color, PieceKind};
-use menagerie::position::Place;
-use menagerie::registry::Registry;
+use menagerie::board::position::Place;
+use menagerie::board::registry::Registry;
+use menagerie::eval::nnue::network::{Activation, FloatNetwork};
+use menagerie::eval::nnue::{file, FeatureSet};
+use menagerie::rules::piece::{Cell, Color, PieceKind};
 
 /// A one-neuron network whose output is the material balance for the side
 /// to move (pawn 100, knight 320, bishop 330, rook 500, queen 900): each
@@ -22,7 +22,7 @@ fn material_network(variant: &str) -> Vec<u8> {
     material_network_of(&Registry::builtin().get(variant).expect("ships"))
 }
 
-fn material_network_of(v: &std::sync::Arc<menagerie::variant::Variant>) -> Vec<u8> {
+fn material_network_of(v: &std::sync::Arc<menagerie::rules::variant::Variant>) -> Vec<u8> {
     let features = FeatureSet::new(v);
     let mut net = FloatNetwork::zeros(v, 1, Activation::ClippedRelu);
     net.hidden_bias[0] = 0.5;

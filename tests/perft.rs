@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread;
 
-use menagerie::perft::{divide, perft};
-use menagerie::position::Position;
-use menagerie::registry::Registry;
-use menagerie::variant::Variant;
+use menagerie::board::perft::{divide, perft};
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::variant::Variant;
 
 struct Entry {
     file: String,

@@ -8,10 +8,10 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use menagerie::moves::{MoveKind, MoveList};
-use menagerie::piece::{Color, PieceKind};
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::moves::{MoveKind, MoveList};
+use menagerie::rules::piece::{Color, PieceKind};
 
 fn men(pos: &Position, color: Color) -> usize {
     let board = pos.squares().iter().filter(|&&sq| pos.cell(sq).is_color(color)).count();

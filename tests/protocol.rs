@@ -10,10 +10,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::Engine;
-use menagerie::moves::MoveList;
-use menagerie::perft::perft;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::perft::perft;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::moves::MoveList;
 
 fn registry() -> Registry {
     Registry::builtin()

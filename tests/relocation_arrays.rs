@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use menagerie::moves::MoveList;
-use menagerie::perft::perft;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::perft::perft;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::rules::moves::MoveList;
 
 fn arrays() -> Vec<String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/variants/relocation-arrays.epd");

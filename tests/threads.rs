@@ -11,8 +11,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::Engine;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
 
 /// A position with captures and checks about: after 1.e4 e5 2.Nf3 Nc6 3.Bc4 Nf6.
 const MOVES: &str = "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6";

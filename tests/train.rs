@@ -5,15 +5,15 @@
 
 use std::sync::Arc;
 
-use menagerie::moves::MoveList;
-use menagerie::nnue::data::{encode, write_block, DataHeader, DataSet};
-use menagerie::nnue::network::Activation;
-use menagerie::nnue::{check_fits, evaluate_float, file};
-use menagerie::piece::Color;
-use menagerie::position::Position;
-use menagerie::registry::Registry;
-use menagerie::tune::train::{train, TrainPlan};
-use menagerie::zobrist::SplitMix64;
+use menagerie::board::position::Position;
+use menagerie::board::registry::Registry;
+use menagerie::eval::nnue::data::{encode, write_block, DataHeader, DataSet};
+use menagerie::eval::nnue::network::Activation;
+use menagerie::eval::nnue::{check_fits, evaluate_float, file};
+use menagerie::rules::moves::MoveList;
+use menagerie::rules::piece::Color;
+use menagerie::rules::zobrist::SplitMix64;
+use menagerie::training::train::{train, TrainPlan};
 
 /// Positions of random chess games scored by material alone (White's view,
 /// pawn 100, knight and bishop 300, rook 500, queen 900).
@@ -111,7 +111,7 @@ fn a_trained_network_is_written_and_read_back() {
     assert!(check_fits(&net, &v).is_ok());
     // Quantized and float agree on the training positions (the stated bound of the network tests).
     for pos in positions.iter().take(50) {
-        let (f, q) = (evaluate_float(&float, pos), menagerie::nnue::evaluate_fresh(&net, pos) as f32);
+        let (f, q) = (evaluate_float(&float, pos), menagerie::eval::nnue::evaluate_fresh(&net, pos) as f32);
         assert!((f - q).abs() <= 12.0, "{f} vs {q} at {}", pos.to_fen());
     }
 }
@@ -121,7 +121,7 @@ fn a_trained_network_is_written_and_read_back() {
 #[test]
 fn mirrored_records_are_the_positions_with_files_reversed() {
     let v = Registry::builtin().get("chess").expect("ships");
-    let features = menagerie::nnue::FeatureSet::new(&v);
+    let features = menagerie::eval::nnue::FeatureSet::new(&v);
     let (positions, data) = material_data(3);
     assert_eq!(positions.len(), data.len());
     for (i, pos) in positions.iter().enumerate() {
@@ -153,7 +153,7 @@ fn mirrored_records_are_the_positions_with_files_reversed() {
 #[test]
 fn a_network_on_a_linear_base_learns_what_the_base_misses() {
     use menagerie::eval::Evaluator;
-    use menagerie::tune::train::{linear_loss, train_on_base, validation_range};
+    use menagerie::training::train::{linear_loss, train_on_base, validation_range};
     let (positions, data) = material_data(300);
     let v = Registry::builtin().get("chess").expect("ships");
     let base = Evaluator::material_only(&v);
@@ -168,7 +168,7 @@ fn a_network_on_a_linear_base_learns_what_the_base_misses() {
     // Played on the base: the evaluator adds the base to the network.
     let played = base.clone().with_network(Arc::new(net.clone()));
     for pos in positions.iter().take(20) {
-        assert_eq!(played.evaluate(pos), base.linear(pos) + menagerie::nnue::evaluate_fresh(&net, pos));
+        assert_eq!(played.evaluate(pos), base.linear(pos) + menagerie::eval::nnue::evaluate_fresh(&net, pos));
     }
 }
 

@@ -2,7 +2,7 @@
 //! rejected with its line, column and an exact message, leaving the registry
 //! as it was.
 
-use menagerie::registry::Registry;
+use menagerie::board::registry::Registry;
 
 const BASE: &str = "name t\nboard 8x8\nstart 4k3/8/8/8/8/8/8/4K3 w - - 0 1\npiece K king 0 K\nroyal K\n";
 
@@ -146,10 +146,10 @@ fn too_many_moves_in_a_fen() {
     let clash1 = Registry::builtin().get("clash1").expect("clash1 ships");
     let crowd = "MMMMMMMMMM/".repeat(5);
     let fen = format!("k9/10/{crowd}10/10/9K b - - 0 1");
-    let error = menagerie::position::Position::from_fen(clash1.clone(), &fen).expect_err("too many men");
+    let error = menagerie::board::position::Position::from_fen(clash1.clone(), &fen).expect_err("too many men");
     assert!(error.to_string().starts_with("too many moves: a position could have up to "), "{error}");
     let fewer = format!("k9/10/{}10/10/10/10/10/9K b - - 0 1", "MMMMMMMMMM/".repeat(2));
-    assert!(menagerie::position::Position::from_fen(clash1, &fewer).is_ok());
+    assert!(menagerie::board::position::Position::from_fen(clash1, &fewer).is_ok());
 }
 
 #[test]

@@ -91,7 +91,7 @@ pub fn write(layout: &Layout, weights: &[Weight], header: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     fn chess_layout() -> Layout {
         Layout::new(&Registry::builtin().get("chess").expect("chess ships"))

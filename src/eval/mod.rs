@@ -30,7 +30,9 @@
 //! the features of a position for the tuner; a test checks that it and the
 //! fast path agree.
 
+pub mod catalogue;
 mod file;
+pub mod nnue;
 mod params;
 
 use std::sync::Arc;
@@ -40,12 +42,12 @@ use arrayvec::ArrayVec;
 pub use file::{parse as parse_eval_file, write as write_eval_file, EvalFileError, TunedWeights};
 pub use params::{Layout, Weight};
 
-use crate::geometry::{Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
-use crate::motion::{for_each_attacked, for_each_target, Board, CompiledRule, Mode};
-use crate::nnue::{FeatureSet, Network};
-use crate::piece::{Cell, Color, PieceKind, MAX_KINDS};
-use crate::position::Position;
-use crate::variant::Variant;
+use crate::board::position::Position;
+use crate::eval::nnue::{FeatureSet, Network};
+use crate::rules::geometry::{Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
+use crate::rules::motion::{for_each_attacked, for_each_target, Board, CompiledRule, Mode};
+use crate::rules::piece::{Cell, Color, PieceKind, MAX_KINDS};
+use crate::rules::variant::Variant;
 
 /// Largest phase value (all non-pawn material on the board).
 const PHASE_MAX: i32 = 256;
@@ -471,7 +473,7 @@ impl Evaluator {
     }
 
     /// This evaluator scoring positions with `network`, which must fit the
-    /// variant ([`crate::nnue::check_fits`]).
+    /// variant ([`crate::eval::nnue::check_fits`]).
     pub fn with_network(mut self, network: Arc<Network>) -> Evaluator {
         self.network = Some(network);
         self
@@ -537,12 +539,12 @@ impl Evaluator {
 
     /// The score of `pos` in centipawns from the side to move's point of view.
     /// With a network this computes its accumulators from scratch (a search
-    /// keeps them incrementally instead: [`crate::nnue::AccumulatorStack`]).
+    /// keeps them incrementally instead: [`crate::eval::nnue::AccumulatorStack`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
         match &self.network {
             Some(net) => match self.unarmed_guide(pos) {
                 Some(score) => score,
-                None => self.network_base(pos) + crate::nnue::evaluate_fresh(net, pos),
+                None => self.network_base(pos) + crate::eval::nnue::evaluate_fresh(net, pos),
             },
             None => self.linear(pos),
         }
@@ -947,11 +949,11 @@ fn derived_weights(v: &Variant, l: &Layout, facts: &KindFacts) -> Vec<Weight> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     #[test]
     fn start_positions_are_balanced() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         for name in reg.registry().names() {
             let Some(v) = reg.get(&name) else { continue };
             let ev = reg.evaluator(&v, EvalMode::Full);
@@ -967,7 +969,7 @@ mod tests {
 
     #[test]
     fn mop_up_drives_the_lone_king_to_the_edge_and_brings_ours_closer() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
         let ev = reg.evaluator(&v, EvalMode::Full);
         let score = |fen: &str| ev.evaluate(&Position::from_fen(Arc::clone(&v), fen).expect("valid FEN"));
@@ -992,7 +994,7 @@ mod tests {
 
     #[test]
     fn extra_queen_is_good() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
         let ev = reg.evaluator(&v, EvalMode::Full);
         let pos = Position::from_fen(Arc::clone(&v), "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
@@ -1002,7 +1004,7 @@ mod tests {
 
     #[test]
     fn knights_prefer_the_centre() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("chess").expect("chess ships");
         let ev = reg.evaluator(&v, EvalMode::Full);
         let centre = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1").expect("valid");
@@ -1029,7 +1031,7 @@ mod tests {
 
     #[test]
     fn army_balance_fades_with_the_pieces() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("clash5").expect("clash5 ships");
         let (full, material) = (reg.evaluator(&v, EvalMode::Full), Evaluator::material_only(&v));
         let start = Position::startpos(Arc::clone(&v)).expect("start");
@@ -1046,8 +1048,8 @@ mod tests {
 #[cfg(test)]
 mod trace_tests {
     use super::*;
-    use crate::moves::MoveList;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
+    use crate::rules::moves::MoveList;
 
     /// Positions of every shipped variant from a fixed pseudo-random walk.
     fn walk_positions(v: &Arc<Variant>, games: u64) -> Vec<Position> {
@@ -1097,7 +1099,7 @@ mod trace_tests {
 
     #[test]
     fn a_side_that_can_capture_nothing_cannot_win() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("clockwork").expect("clockwork ships");
         let ev = reg.evaluator(&v, EvalMode::Full);
         // White is a rook up in non-capturing men only (U: NC rook, S: NC pawns).

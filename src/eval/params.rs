@@ -5,7 +5,7 @@
 //! are what `variants/NAME.eval` files and `menagerie tune` use:
 //! `material.N.mg`, `passed.5.eg`, `tempo.mg`.
 
-use crate::variant::Variant;
+use crate::rules::variant::Variant;
 
 /// A middlegame and an endgame weight, in centipawns per unit of the feature.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use super::san::parse_san;
-use crate::moves::Move;
-use crate::position::Position;
-use crate::variant::Variant;
+use crate::board::position::Position;
+use crate::rules::moves::Move;
+use crate::rules::variant::Variant;
 
 /// One position of a suite with what is asked of it.
 #[derive(Clone, Debug)]
@@ -130,7 +130,7 @@ pub fn read_suite(variant: &Arc<Variant>, text: &str) -> Result<Vec<EpdEntry>, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     #[test]
     fn operations_and_moves() {

@@ -16,9 +16,9 @@
 use serde_json::{json, Value};
 
 use super::san::move_to_san;
-use crate::moves::Move;
-use crate::piece::Color;
-use crate::position::Position;
+use crate::board::position::Position;
+use crate::rules::moves::Move;
+use crate::rules::piece::Color;
 
 /// What an engine said about one position: its best move and line (UCI
 /// text) and the score from the side to move's point of view.
@@ -492,7 +492,7 @@ pub fn judged_json(judged: &Judged) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     #[test]
     fn evals_chances_and_marks() {

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::moves::MoveList;
-use crate::position::Position;
-use crate::variant::Variant;
+use crate::board::position::Position;
+use crate::rules::moves::MoveList;
+use crate::rules::variant::Variant;
 
 /// A start FEN and moves to play from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub enum OpeningError {
     Empty,
 }
 
-pub use crate::zobrist::SplitMix64;
+pub use crate::rules::zobrist::SplitMix64;
 
 /// Reads one FEN or EPD line: the longest prefix of at most 7 fields that parses.
 pub fn parse_line(variant: &Arc<Variant>, line: &str) -> Option<String> {
@@ -116,7 +116,7 @@ pub fn play_random_plies(pos: &mut Position, plies: usize, rng: &mut SplitMix64)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     #[test]
     fn epd_and_random() {

@@ -7,10 +7,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::record::GameRecord;
 use super::san::parse_san;
-use crate::moves::Move;
-use crate::position::Position;
-use crate::registry::Registry;
-use crate::variant::Variant;
+use crate::board::position::Position;
+use crate::board::registry::Registry;
+use crate::rules::moves::Move;
+use crate::rules::variant::Variant;
 
 /// Tags besides those a game record carries.
 #[derive(Clone, Debug)]

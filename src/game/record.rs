@@ -6,10 +6,10 @@ use std::fmt;
 
 use super::san::move_to_san;
 use super::tc::TimeControl;
-use crate::moves::Move;
-use crate::outcome::Outcome;
-use crate::piece::Color;
-use crate::position::Position;
+use crate::board::outcome::Outcome;
+use crate::board::position::Position;
+use crate::rules::moves::Move;
+use crate::rules::piece::Color;
 
 /// Why a game ended, in the terms of the PGN `Termination` tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

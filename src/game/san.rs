@@ -3,8 +3,8 @@
 //! (those that promote or take en passant) are written without a letter.
 //! Setup swaps, passes and king successions keep their UCI text.
 
-use crate::moves::{Move, MoveKind, MoveList};
-use crate::position::Position;
+use crate::board::position::Position;
+use crate::rules::moves::{Move, MoveKind, MoveList};
 
 fn is_pawn_like(pos: &Position, m: Move) -> bool {
     let cell = pos.cell(m.from());
@@ -130,7 +130,7 @@ pub fn parse_san(pos: &mut Position, text: &str) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Registry;
+    use crate::board::registry::Registry;
 
     fn play(pos: &mut Position, uci: &str) -> String {
         let m = pos.parse_move(uci).unwrap();

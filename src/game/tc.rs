@@ -7,8 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use crate::outcome::Outcome;
-use crate::piece::Color;
+use crate::board::outcome::Outcome;
+use crate::rules::piece::Color;
 
 /// A clock time control: `moves` moves in `base`, plus `increment` per move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

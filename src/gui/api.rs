@@ -13,11 +13,11 @@ use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
 use super::session::{refuse, ApiError, Session, MAX_ANALYSIS_LINES};
-use crate::catalogue::Catalogue;
+use crate::engine::review::{review_game, InProcess, Searcher};
+use crate::eval::catalogue::Catalogue;
 use crate::game::judge::{judged_json, Thresholds};
 use crate::game::tc::TimeControl;
-use crate::piece::Color;
-use crate::review::{review_game, InProcess, Searcher};
+use crate::rules::piece::Color;
 use crate::search::Limits;
 
 /// Longest engine move search a request may ask for, in milliseconds.

@@ -15,7 +15,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::catalogue::Catalogue;
+use crate::eval::catalogue::Catalogue;
 use access::TokenRule;
 
 /// Arguments of `menagerie gui`.

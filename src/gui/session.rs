@@ -12,21 +12,21 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::hub::Hub;
-use crate::catalogue::Catalogue;
+use crate::board::fen::FenError;
+use crate::board::outcome::Outcome;
+use crate::board::position::Position;
 use crate::engine::{Engine, EngineError, EngineEvent};
-use crate::fen::FenError;
+use crate::eval::catalogue::Catalogue;
 use crate::game::pgn::Replayed;
 use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
 use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
 use crate::game::san::{move_to_san, parse_san};
 use crate::game::tc::{GameClock, TimeControl};
-use crate::moves::{Move, MoveKind, MoveList};
-use crate::outcome::Outcome;
-use crate::piece::{Color, PieceKind};
-use crate::position::Position;
+use crate::rules::moves::{Move, MoveKind, MoveList};
+use crate::rules::piece::{Color, PieceKind};
+use crate::rules::variant::describe::{display_name, legend};
+use crate::rules::variant::Variant;
 use crate::search::{Limits, Score, SearchResult};
-use crate::variant::describe::{display_name, legend};
-use crate::variant::Variant;
 
 /// Most moves (plies) an imported game may have: each is checked against
 /// every legal move's SAN while the game is locked.

@@ -5,9 +5,9 @@
 use std::sync::mpsc::Receiver;
 
 use super::{send, Event, Output, Protocol};
+use crate::board::perft::MAX_PERFT_DEPTH;
+use crate::engine::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, OPTIONS};
 use crate::engine::{Engine, EngineError, EngineEvent};
-use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, OPTIONS};
-use crate::perft::MAX_PERFT_DEPTH;
 use crate::search::{Limits, PvInfo, Score};
 
 /// Why a UCI command failed.

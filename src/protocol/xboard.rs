@@ -15,14 +15,14 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use super::{send, Event, Output, Protocol};
+use crate::board::notation::{uci_to_xboard, xboard_to_uci};
+use crate::board::outcome::GameEnd;
+use crate::engine::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, MAX_HASH_MIB};
 use crate::engine::{Engine, EngineEvent};
-use crate::moves::MoveKind;
-use crate::notation::{uci_to_xboard, xboard_to_uci};
-use crate::options::{self, OptionId, OptionKind, OptionSpec, OptionValue, MAX_HASH_MIB};
-use crate::outcome::GameEnd;
-use crate::piece::{Color, PieceKind};
+use crate::rules::moves::MoveKind;
+use crate::rules::piece::{Color, PieceKind};
+use crate::rules::variant::Variant;
 use crate::search::{Limits, Score};
-use crate::variant::Variant;
 
 /// How long a variant definition waits for a `setboard` after `variant`.
 const DEFINITION_HOLD: Duration = Duration::from_millis(200);
@@ -727,7 +727,7 @@ impl Session<'_> {
     fn bare_word(&mut self, cmd: &str, args: &[&str]) {
         let uci = from_xboard(self.engine.variant(), cmd);
         let looks_like_move = args.is_empty()
-            && (crate::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
+            && (crate::board::notation::MoveText::parse(&uci, self.engine.variant().shape).is_ok()
                 || matches!(cmd, "O-O" | "O-O-O" | "0-0" | "0-0-0"));
         if looks_like_move {
             self.user_move(cmd);

@@ -6,9 +6,9 @@
 //! Entries move by "gravity" (`h += bonus - h * |bonus| / LIMIT`): they stay
 //! within +-LIMIT and old knowledge fades as new bonuses arrive.
 
-use crate::geometry::{BoardShape, Square};
-use crate::moves::{Move, MoveKind};
-use crate::piece::{Cell, Color, PieceKind};
+use crate::rules::geometry::{BoardShape, Square};
+use crate::rules::moves::{Move, MoveKind};
+use crate::rules::piece::{Cell, Color, PieceKind};
 
 /// Largest magnitude of a history entry.
 pub const HISTORY_LIMIT: i32 = 16_384;

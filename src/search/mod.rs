@@ -25,19 +25,22 @@ use arrayvec::ArrayVec;
 mod helpers;
 mod history;
 mod params;
+pub mod skill;
+pub mod smp;
 mod time;
+pub mod tt;
 
 pub use history::Histories;
 pub use params::{SearchParams, DEFAULT_PARAMS};
 
+use crate::board::position::{Position, NO_SQUARE};
+use crate::board::see::see_ge;
+use crate::eval::nnue::AccumulatorStack;
 use crate::eval::Evaluator;
-use crate::geometry::Square;
-use crate::moves::{Move, MoveKind, MoveList, MAX_MOVES};
-use crate::nnue::AccumulatorStack;
-use crate::piece::{Cell, PieceKind};
-use crate::position::{Position, NO_SQUARE};
-use crate::see::see_ge;
-use crate::tt::{Bound, TranspositionTable, TtHit};
+use crate::rules::geometry::Square;
+use crate::rules::moves::{Move, MoveKind, MoveList, MAX_MOVES};
+use crate::rules::piece::{Cell, PieceKind};
+use crate::search::tt::{Bound, TranspositionTable, TtHit};
 use history::PieceTo;
 use time::{soft_scale_percent, time_budget};
 
@@ -859,7 +862,7 @@ impl<'a> Search<'a> {
                 let score = stack.evaluate(net, self.eval.features(), ply, self.pos.side_to_move());
                 // Unit tests check every incremental evaluation against a fresh one.
                 #[cfg(test)]
-                assert_eq!(score, crate::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
+                assert_eq!(score, crate::eval::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
                 score + self.eval.network_base(self.pos)
             }
             _ => self.eval.evaluate(self.pos),
@@ -1728,7 +1731,7 @@ mod tests {
     use std::sync::Arc;
 
     fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
         let eval = reg.evaluator(&v, EvalMode::Full);
@@ -1744,13 +1747,14 @@ mod tests {
     /// thousands of nodes each.
     #[test]
     fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         for name in reg.registry().names() {
             let v = reg.get(&name).expect("listed");
-            let net = crate::nnue::FloatNetwork::random(&v, 16, crate::nnue::Activation::SquaredClippedRelu, 21);
+            let net =
+                crate::eval::nnue::FloatNetwork::random(&v, 16, crate::eval::nnue::Activation::SquaredClippedRelu, 21);
             let eval = reg.evaluator(&v, EvalMode::Linear).with_network(Arc::new(net.quantize()));
             let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
-            let mut rng = crate::zobrist::SplitMix64(name.len() as u64);
+            let mut rng = crate::rules::zobrist::SplitMix64(name.len() as u64);
             crate::game::openings::play_random_plies(&mut pos, 6, &mut rng);
             let fen = pos.to_fen();
             let tt = TranspositionTable::new(4);
@@ -1799,7 +1803,7 @@ mod tests {
         // so after White's choice White is to move again. At depth 1 the root
         // score must be the best evaluation White can reach, not the worst.
         let fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1 S";
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get("relocation").expect("relocation ships");
         let eval = reg.evaluator(&v, EvalMode::Full);
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
@@ -1830,7 +1834,7 @@ mod tests {
 
     /// The lines a MultiPV search reports, in blocks of one depth each, and its result.
     fn multipv_blocks(variant: &str, fen: &str, depth: u32, lines: usize) -> (Vec<Vec<PvInfo>>, SearchResult) {
-        let reg = crate::catalogue::Catalogue::builtin();
+        let reg = crate::eval::catalogue::Catalogue::builtin();
         let v = reg.get(variant).expect("variant ships");
         let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
         let eval = reg.evaluator(&v, EvalMode::Full);

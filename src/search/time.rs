@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::Limits;
-use crate::piece::Color;
+use crate::rules::piece::Color;
 
 /// Soft and hard time limits of one move.
 pub fn time_budget(limits: &Limits, side: Color) -> (Option<Duration>, Option<Duration>) {

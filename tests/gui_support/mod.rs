@@ -8,7 +8,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use menagerie::catalogue::Catalogue;
+use menagerie::eval::catalogue::Catalogue;
 use menagerie::gui::api::App;
 use menagerie::gui::server::{self, RunningServer};
 

@@ -1,0 +1,286 @@
+//! The network: per perspective one hidden layer over the inputs of
+//! [`FeatureSet`], its activations for the side to move first, then the
+//! other side, into one output. [`FloatNetwork`] holds `f32` weights (for
+//! training and for tests); [`Network`] holds them quantized for play.
+//!
+//! Quantization (after bullet's convention): the accumulator and the hidden
+//! layer's weights are scaled by [`QA`], the output weights by [`QB`], so an
+//! activation in `0..=1` becomes `0..=QA`; the output is centipawns divided
+//! by [`OUTPUT_SCALE`].
+
+use super::features::FeatureSet;
+use crate::rules::variant::Variant;
+
+/// Scale of the hidden layer (weights, biases, accumulators).
+pub const QA: i32 = 255;
+/// Scale of the output weights.
+pub const QB: i32 = 128;
+/// Centipawns per unit of the network's output.
+pub const OUTPUT_SCALE: i32 = 400;
+/// Widest hidden layer a network file may have.
+pub const MAX_HIDDEN: usize = 1024;
+
+/// The hidden layer's activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// `clamp(x, 0, 1)`.
+    ClippedRelu,
+    /// `clamp(x, 0, 1)²`.
+    SquaredClippedRelu,
+}
+
+impl Activation {
+    /// The name a network file writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Activation::ClippedRelu => "crelu",
+            Activation::SquaredClippedRelu => "screlu",
+        }
+    }
+
+    /// The activation a network file names.
+    pub fn from_name(name: &str) -> Option<Activation> {
+        match name {
+            "crelu" => Some(Activation::ClippedRelu),
+            "screlu" => Some(Activation::SquaredClippedRelu),
+            _ => None,
+        }
+    }
+
+    /// The activation of a float accumulator value.
+    #[inline]
+    pub fn apply(self, x: f32) -> f32 {
+        let c = x.clamp(0.0, 1.0);
+        match self {
+            Activation::ClippedRelu => c,
+            Activation::SquaredClippedRelu => c * c,
+        }
+    }
+}
+
+/// What a network is for: the variant's piece set and board (a network
+/// for another set is refused), its shape, and how it was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkHeader {
+    /// The variant it was trained for.
+    pub variant: String,
+    /// The piece letters in the variant's kind order (`PNBRQK`).
+    pub pieces: String,
+    /// The board, `FILESxRANKS`.
+    pub board: String,
+    /// Whether the inputs include hands.
+    pub hands: bool,
+    /// Hidden neurons per perspective.
+    pub hidden: usize,
+    /// The hidden layer's activation.
+    pub activation: Activation,
+    /// Whether the network adds to the linear evaluation (it was trained on
+    /// what the linear evaluation misses) instead of scoring alone.
+    pub linear_base: bool,
+    /// The command that made the training data.
+    pub data_command: String,
+    /// The command that trained the network.
+    pub train_command: String,
+}
+
+impl NetworkHeader {
+    /// A header for a network of `hidden` neurons over `variant`'s inputs.
+    pub fn for_variant(variant: &Variant, hidden: usize, activation: Activation) -> NetworkHeader {
+        NetworkHeader {
+            variant: variant.name.clone(),
+            pieces: piece_letters(variant),
+            board: variant.shape.to_string(),
+            hands: variant.hands,
+            hidden,
+            activation,
+            linear_base: false,
+            data_command: String::new(),
+            train_command: String::new(),
+        }
+    }
+
+    /// Why this network cannot evaluate `variant`, if it cannot.
+    pub fn mismatch(&self, variant: &Variant) -> Option<String> {
+        let (pieces, board) = (piece_letters(variant), variant.shape.to_string());
+        if self.pieces != pieces || self.board != board || self.hands != variant.hands {
+            return Some(format!(
+                "the network is for pieces {} on {}{}, the variant '{}' has {pieces} on {board}{}",
+                self.pieces,
+                self.board,
+                if self.hands { " with hands" } else { "" },
+                variant.name,
+                if variant.hands { " with hands" } else { "" },
+            ));
+        }
+        None
+    }
+}
+
+/// The variant's piece letters in kind order.
+pub fn piece_letters(variant: &Variant) -> String {
+    variant.pieces.iter().map(|p| p.letter).collect()
+}
+
+/// A network with `f32` weights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    /// Its header.
+    pub header: NetworkHeader,
+    /// Inputs per perspective.
+    pub inputs: usize,
+    /// Hidden weights, `inputs` rows of `hidden`.
+    pub hidden_weights: Vec<f32>,
+    /// Hidden biases.
+    pub hidden_bias: Vec<f32>,
+    /// Output weights: the side to move's `hidden`, then the other side's.
+    pub output_weights: Vec<f32>,
+    /// Output bias.
+    pub output_bias: f32,
+}
+
+impl FloatNetwork {
+    /// A network of zeros for `variant`.
+    pub fn zeros(variant: &Variant, hidden: usize, activation: Activation) -> FloatNetwork {
+        let inputs = FeatureSet::new(variant).len();
+        FloatNetwork {
+            header: NetworkHeader::for_variant(variant, hidden, activation),
+            inputs,
+            hidden_weights: vec![0.0; inputs * hidden],
+            hidden_bias: vec![0.0; hidden],
+            output_weights: vec![0.0; 2 * hidden],
+            output_bias: 0.0,
+        }
+    }
+
+    /// The accumulator of a set of active inputs: the bias plus their rows.
+    pub fn accumulate(&self, active: &[usize], out: &mut [f32]) {
+        let h = self.header.hidden;
+        out[..h].copy_from_slice(&self.hidden_bias);
+        for &i in active {
+            for (o, w) in out[..h].iter_mut().zip(&self.hidden_weights[i * h..(i + 1) * h]) {
+                *o += w;
+            }
+        }
+    }
+
+    /// The output in centipawns for the side to move, from both accumulators.
+    pub fn output(&self, us: &[f32], them: &[f32]) -> f32 {
+        let h = self.header.hidden;
+        let act = self.header.activation;
+        let (w_us, w_them) = self.output_weights.split_at(h);
+        let sum: f32 = us.iter().zip(w_us).map(|(&x, w)| act.apply(x) * w).sum::<f32>()
+            + them.iter().zip(w_them).map(|(&x, w)| act.apply(x) * w).sum::<f32>();
+        (sum + self.output_bias) * OUTPUT_SCALE as f32
+    }
+
+    /// The network with integer weights. Values beyond what `i16` holds are
+    /// clamped (a trainer keeps them well inside).
+    pub fn quantize(&self) -> Network {
+        let q16 = |x: f32, scale: i32| (x * scale as f32).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
+        Network {
+            header: self.header.clone(),
+            inputs: self.inputs,
+            hidden_weights: self.hidden_weights.iter().map(|&w| q16(w, QA)).collect(),
+            hidden_bias: self.hidden_bias.iter().map(|&b| q16(b, QA)).collect(),
+            output_weights: self.output_weights.iter().map(|&w| q16(w, QB)).collect(),
+            output_bias: (self.output_bias * (QA * QB) as f32).round() as i32,
+        }
+    }
+}
+
+/// A network with integer weights, as the engine plays with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// Its header.
+    pub header: NetworkHeader,
+    /// Inputs per perspective.
+    pub inputs: usize,
+    /// Hidden weights (scale [`QA`]), `inputs` rows of `hidden`.
+    pub hidden_weights: Vec<i16>,
+    /// Hidden biases (scale [`QA`]).
+    pub hidden_bias: Vec<i16>,
+    /// Output weights (scale [`QB`]): the side to move's, then the other side's.
+    pub output_weights: Vec<i16>,
+    /// Output bias (scale `QA * QB`).
+    pub output_bias: i32,
+}
+
+impl Network {
+    /// The network with float weights, for a trainer to continue from:
+    /// quantizing it again gives this network back.
+    pub fn dequantize(&self) -> FloatNetwork {
+        let scaled = |w: &[i16], scale: i32| w.iter().map(|&w| f32::from(w) / scale as f32).collect();
+        FloatNetwork {
+            header: self.header.clone(),
+            inputs: self.inputs,
+            hidden_weights: scaled(&self.hidden_weights, QA),
+            hidden_bias: scaled(&self.hidden_bias, QA),
+            output_weights: scaled(&self.output_weights, QB),
+            output_bias: self.output_bias as f32 / (QA * QB) as f32,
+        }
+    }
+
+    /// Hidden neurons per perspective.
+    #[inline]
+    pub fn hidden(&self) -> usize {
+        self.header.hidden
+    }
+
+    /// The weights row of input `i`.
+    #[inline(always)]
+    pub fn row(&self, i: usize) -> &[i16] {
+        let h = self.header.hidden;
+        &self.hidden_weights[i * h..(i + 1) * h]
+    }
+
+    /// The output in centipawns for the side to move, from the accumulators
+    /// of the side to move (`us`) and of the other side (`them`).
+    pub fn output(&self, us: &[i32], them: &[i32]) -> i32 {
+        let h = self.hidden();
+        let (w_us, w_them) = self.output_weights.split_at(h);
+        let sum = match self.header.activation {
+            Activation::ClippedRelu => {
+                let half = |acc: &[i32], w: &[i16]| -> i64 {
+                    acc.iter().zip(w).map(|(&x, &w)| i64::from(x.clamp(0, QA) * i32::from(w))).sum()
+                };
+                half(us, w_us) + half(them, w_them)
+            }
+            Activation::SquaredClippedRelu => {
+                // c * c * w fits an i32 (255 * 255 * 32768 < 2^31): only the
+                // sum needs 64 bits, and the products stay in vector lanes.
+                let half = |acc: &[i32], w: &[i16]| -> i64 {
+                    acc.iter().zip(w).map(|(&x, &w)| i64::from(x.clamp(0, QA).pow(2) * i32::from(w))).sum()
+                };
+                // Squaring scaled QA twice: take one QA off.
+                (half(us, w_us) + half(them, w_them)) / i64::from(QA)
+            }
+        };
+        let out = (sum + i64::from(self.output_bias)) * i64::from(OUTPUT_SCALE) / i64::from(QA * QB);
+        out.clamp(i64::from(i32::MIN / 2), i64::from(i32::MAX / 2)) as i32
+    }
+}
+
+impl FloatNetwork {
+    /// A network with small random weights (uniform, the hidden layer's
+    /// scaled by its fan-in), the same for the same seed: a trainer's start.
+    pub fn random(variant: &Variant, hidden: usize, activation: Activation, seed: u64) -> FloatNetwork {
+        let mut net = FloatNetwork::zeros(variant, hidden, activation);
+        let mut rng = crate::rules::zobrist::SplitMix64(seed);
+        let mut uniform = |scale: f32| {
+            let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+            (2.0 * unit - 1.0) * scale
+        };
+        // About 32 inputs are active at once: their sum stays near 0..1.
+        for w in &mut net.hidden_weights {
+            *w = uniform(0.1);
+        }
+        for b in &mut net.hidden_bias {
+            *b = uniform(0.1) + 0.1;
+        }
+        let out = 1.0 / (hidden as f32).sqrt();
+        for w in &mut net.output_weights {
+            *w = uniform(out);
+        }
+        net
+    }
+}

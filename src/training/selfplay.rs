@@ -1,0 +1,194 @@
+//! Self-play for the tuner: games at a fixed node count from seeded random
+//! openings, keeping quiet positions with the game's result and the search's
+//! score.
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::board::position::Position;
+use crate::eval::Evaluator;
+use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
+use crate::game::openings::{play_random_plies, SplitMix64};
+use crate::game::record::SearchInfo;
+use crate::rules::variant::Variant;
+use crate::search::smp::spawn_search_thread;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Histories, Limits, Score, Search, SearchControl};
+
+/// A position and how its game ended: 1 White won, 0.5 drawn, 0 Black won.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The position.
+    pub fen: String,
+    /// White's points from the game.
+    pub result: f32,
+    /// The search's score of the position, White's view, in centipawns.
+    pub score: i32,
+}
+
+/// How to play the games.
+#[derive(Clone, Debug)]
+pub struct SelfPlay {
+    /// Number of games.
+    pub games: usize,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Games played at once.
+    pub threads: usize,
+    /// Seed of the random openings (game `i` uses a seed derived from it and `i`).
+    pub seed: u64,
+    /// Random legal moves that open each game.
+    pub random_plies: usize,
+    /// The number of the first game: games `first_game..first_game + games`
+    /// are played, so disjoint ranges (shards) make disjoint games.
+    pub first_game: usize,
+}
+
+/// Plies after which a game is scored as a draw.
+const MAX_PLIES: usize = 400;
+/// A score this large for [`WIN_PLIES`] plies in a row, both engines agreeing
+/// on the winner, ends the game as a win.
+const WIN_SCORE: i32 = 1000;
+const WIN_PLIES: u32 = 4;
+/// A score this small for [`DRAW_PLIES`] plies in a row, after [`DRAW_AFTER`] plies, ends it as a draw.
+const DRAW_SCORE: i32 = 10;
+const DRAW_PLIES: u32 = 12;
+const DRAW_AFTER: u32 = 120;
+/// Hash per game in MiB.
+const HASH_MIB: usize = 16;
+
+/// Progress of a run: games finished and positions kept so far.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Games finished.
+    pub games: AtomicUsize,
+    /// Positions kept.
+    pub positions: AtomicUsize,
+}
+
+/// Plays `plan.games` games of `variant` with `eval`, on `plan.threads`
+/// threads (fewer when the system refuses more; this thread when it refuses
+/// all), and returns the kept positions in game order (the same seed gives
+/// the same samples, whatever the number of threads).
+pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progress: &Progress) -> Vec<Sample> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Vec<Sample>>> = Mutex::new(vec![Vec::new(); plan.games]);
+    let work = || {
+        let mut tt = TranspositionTable::new(HASH_MIB);
+        loop {
+            let game = next.fetch_add(1, Ordering::Relaxed);
+            if game >= plan.games {
+                break;
+            }
+            let samples = play_game(variant, eval, &mut tt, plan, plan.first_game + game);
+            progress.positions.fetch_add(samples.len(), Ordering::Relaxed);
+            progress.games.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut results) = results.lock() {
+                results[game] = samples;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let started = (0..plan.threads.max(1))
+            .take_while(|number| spawn_search_thread(scope, format!("self-play {number}"), work).is_ok())
+            .count();
+        if started == 0 {
+            work();
+        }
+    });
+    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+}
+
+/// The adjudication of self-play games, from the constants above; scores
+/// count from [`DRAW_AFTER`] plies into the game (move numbers are given as
+/// `ply / 2 + 1`).
+fn adjudicator() -> Adjudicator {
+    Adjudicator::new(
+        Some(DrawRule { movenumber: DRAW_AFTER / 2 + 1, movecount: DRAW_PLIES / 2, score: DRAW_SCORE }),
+        Some(ResignRule { movecount: WIN_PLIES / 2, score: WIN_SCORE, twosided: true }),
+    )
+}
+
+/// Game number `game`: a random opening, then a search per move.
+fn play_game(
+    variant: &Arc<Variant>,
+    eval: &Evaluator,
+    tt: &mut TranspositionTable,
+    plan: &SelfPlay,
+    game: usize,
+) -> Vec<Sample> {
+    // Each game its own stream, not a shifted copy of its neighbour's.
+    let mut rng = SplitMix64(SplitMix64(plan.seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64());
+    let Ok(mut pos) = Position::startpos(Arc::clone(variant)) else { return Vec::new() };
+    play_random_plies(&mut pos, plan.random_plies, &mut rng);
+    tt.clear();
+    let limits = Limits { nodes: Some(plan.nodes), multipv: 1, ..Limits::default() };
+    let mut histories = Histories::new(variant.shape, variant.kind_count());
+    let mut adjudicator = adjudicator();
+    let mut kept = Vec::new();
+    let result = loop {
+        if let Some(end) = pos.game_end() {
+            break end.outcome().white_points() as f32;
+        }
+        if pos.ply_count() >= MAX_PLIES {
+            break 0.5;
+        }
+        let control = SearchControl::default();
+        let mut search = Search::with_histories(&mut pos, &*tt, eval, &control, &limits, histories);
+        let found = search.run(&mut |_| {});
+        histories = search.into_histories();
+        let Some(best) = found.best else { break 0.5 };
+        let mover = if pos.side_to_move() == crate::rules::piece::Color::White { 0 } else { 1 };
+        let info = match found.score {
+            Score::Cp(cp) => {
+                if !pos.in_setup() && !pos.in_check() && pos.victim_square(best).is_none() {
+                    kept.push((pos.to_fen(), if mover == 0 { cp } else { -cp }));
+                }
+                SearchInfo { score_cp: Some(cp), ..SearchInfo::default() }
+            }
+            Score::Mate(n) => SearchInfo { mate: Some(n), ..SearchInfo::default() },
+        };
+        // Adjudication: a clear win for several plies, or a long dead level.
+        match adjudicator.record(mover, (pos.ply_count() / 2 + 1) as u32, &info) {
+            Some(Verdict::Loses(loser)) => break if loser == 1 { 1.0 } else { 0.0 },
+            Some(Verdict::Draw) => break 0.5,
+            None => {}
+        }
+        pos.make(best);
+    };
+    kept.into_iter().map(|(fen, score)| Sample { fen, result, score }).collect()
+}
+
+/// Self-play with a progress line on stderr (games, positions, ETA).
+pub fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
+    let progress = Progress::default();
+    let start = Instant::now();
+    let generate = || generate(variant, eval, plan, &progress);
+    std::thread::scope(|scope| {
+        // Without a thread to play on, play here, without the progress line.
+        let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
+            return generate();
+        };
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(500));
+            let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
+            let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
+            let elapsed = start.elapsed().as_secs_f64();
+            let eta = if done > 0 { elapsed / done as f64 * (plan.games - done) as f64 } else { 0.0 };
+            let width = 30;
+            let filled = done * width / plan.games.max(1);
+            eprint!(
+                "\r[{}{}] games {done}/{}  positions {positions}  ETA {:.0}s   ",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                plan.games,
+                eta
+            );
+            let _ = std::io::stderr().flush();
+        }
+        eprintln!();
+        worker.join().unwrap_or_default()
+    })
+}

@@ -1,0 +1,355 @@
+//! `menagerie tune`: learns a variant's evaluation weights from self-play.
+//!
+//! 1. **generate**: games at a fixed node count from seeded random
+//!    openings; quiet positions (not in check, best move not a capture) are
+//!    kept with the game's result and saved with the settings that played
+//!    them, so that a fit can be rerun (a file whose settings differ from
+//!    those a run names is refused, unless `--reuse-data`);
+//! 2. **fit**: logistic (Texel) loss with a fitted scale, Adam over all
+//!    weights ([`fit`]);
+//! 3. **write** `NAME.eval`, whose header names the command line. The same
+//!    seed gives the same file.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::fit::{self, FitPlan, Row};
+use super::selfplay::{self, Sample, SelfPlay};
+use crate::board::position::Position;
+use crate::eval::catalogue::Catalogue;
+use crate::eval::{write_eval_file, EvalMode};
+use crate::rules::variant::Variant;
+
+/// `menagerie tune` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct TuneArgs {
+    /// The variant to tune.
+    #[arg(long)]
+    pub variant: String,
+    /// Self-play games to generate [default: 2000].
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Nodes per move in self-play [default: 3000].
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Threads for self-play and the fit.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Seed of the random openings [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Random plies that open each game [default: 8].
+    #[arg(long)]
+    pub random_plies: Option<usize>,
+    /// Positions file: read if it exists (no games are played), else written
+    /// after the games. Default: NAME.positions in the current directory.
+    /// An existing file made with other --games, --nodes, --seed,
+    /// --random-plies or --from-hand than this run names is refused.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Fit the --data file as it is, even when it was generated with other
+    /// settings than this run names (or does not record them).
+    #[arg(long)]
+    pub reuse_data: bool,
+    /// Where to write the weights. Default: NAME.eval in the current directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Passes of the fit over the data.
+    #[arg(long, default_value_t = 500)]
+    pub epochs: usize,
+    /// Weight of the game result in the fit's target; the rest is the
+    /// self-play search's score (through the same logistic curve).
+    #[arg(long, default_value_t = 0.3)]
+    pub lambda: f64,
+    /// Penalty on each weight's distance from where the fit starts, per
+    /// (100 centipawns)^2: keeps weights that the data barely sees in place.
+    #[arg(long, default_value_t = 1e-3)]
+    pub regularize: f64,
+    /// Start self-play and the fit from the derived weights (`Evaluation
+    /// hand`) instead of the variant's current `.eval` file.
+    #[arg(long)]
+    pub from_hand: bool,
+}
+
+/// Runs `menagerie tune`.
+pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
+    match tune(args, catalogue) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The self-play settings a positions file was generated with: what makes
+/// its games (the fit's settings and `--threads` do not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DataSettings {
+    games: usize,
+    nodes: u64,
+    seed: u64,
+    random_plies: usize,
+    from_hand: bool,
+}
+
+impl DataSettings {
+    /// The settings `args` asks for, defaults filled in.
+    fn of(args: &TuneArgs) -> DataSettings {
+        DataSettings {
+            games: args.games.unwrap_or(2000),
+            nodes: args.nodes.unwrap_or(3000),
+            seed: args.seed.unwrap_or(1),
+            random_plies: args.random_plies.unwrap_or(8),
+            from_hand: args.from_hand,
+        }
+    }
+
+    /// As written in a positions file: `--games 8 --nodes 3000 --seed 1 --random-plies 8 [--from-hand]`.
+    fn text(&self) -> String {
+        let hand = if self.from_hand { " --from-hand" } else { "" };
+        format!(
+            "--games {} --nodes {} --seed {} --random-plies {}{hand}",
+            self.games, self.nodes, self.seed, self.random_plies
+        )
+    }
+
+    /// Reads [`DataSettings::text`]; None for anything else.
+    fn parse(text: &str) -> Option<DataSettings> {
+        let (mut games, mut nodes, mut seed, mut random_plies, mut from_hand) = (None, None, None, None, false);
+        let mut words = text.split_whitespace();
+        while let Some(word) = words.next() {
+            match word {
+                "--from-hand" => from_hand = true,
+                "--games" => games = Some(words.next()?.parse().ok()?),
+                "--nodes" => nodes = Some(words.next()?.parse().ok()?),
+                "--seed" => seed = Some(words.next()?.parse().ok()?),
+                "--random-plies" => random_plies = Some(words.next()?.parse().ok()?),
+                _ => return None,
+            }
+        }
+        Some(DataSettings { games: games?, nodes: nodes?, seed: seed?, random_plies: random_plies?, from_hand })
+    }
+
+    /// The settings that `args` names and that differ from these, as
+    /// (these, asked) texts; empty when the file fits the request.
+    fn differences(&self, args: &TuneArgs) -> (Vec<String>, Vec<String>) {
+        let asked = DataSettings::of(args);
+        let mut have = Vec::new();
+        let mut want = Vec::new();
+        let mut compare = |named: bool, name: &str, mine: String, theirs: String| {
+            if named && mine != theirs {
+                have.push(format!("{name} {mine}"));
+                want.push(format!("{name} {theirs}"));
+            }
+        };
+        compare(args.games.is_some(), "--games", self.games.to_string(), asked.games.to_string());
+        compare(args.nodes.is_some(), "--nodes", self.nodes.to_string(), asked.nodes.to_string());
+        compare(args.seed.is_some(), "--seed", self.seed.to_string(), asked.seed.to_string());
+        compare(
+            args.random_plies.is_some(),
+            "--random-plies",
+            self.random_plies.to_string(),
+            asked.random_plies.to_string(),
+        );
+        if args.from_hand && !self.from_hand {
+            have.push("no --from-hand".to_string());
+            want.push("--from-hand".to_string());
+        }
+        (have, want)
+    }
+}
+
+/// Whether the positions file `data`, generated with `recorded` settings
+/// (None: not recorded), may serve this run; the error says why not and
+/// what to do.
+fn check_data(data: &Path, recorded: Option<&DataSettings>, args: &TuneArgs) -> Result<(), String> {
+    if args.reuse_data {
+        return Ok(());
+    }
+    let advice = "remove it (or name another --data file) to play the games, or pass --reuse-data to fit it as it is";
+    let file = data.display();
+    match recorded {
+        Some(settings) => {
+            let (have, want) = settings.differences(args);
+            if have.is_empty() {
+                return Ok(());
+            }
+            Err(format!(
+                "{file} holds positions generated with {} (this run asks for {}): {advice}",
+                have.join(" "),
+                want.join(" ")
+            ))
+        }
+        None if args.games.is_some()
+            || args.nodes.is_some()
+            || args.seed.is_some()
+            || args.random_plies.is_some()
+            || args.from_hand =>
+        {
+            Err(format!("{file} does not record the settings it was generated with: {advice}"))
+        }
+        None => Ok(()),
+    }
+}
+
+fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
+    let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
+    let settings = DataSettings::of(args);
+    if settings.games == 0 || settings.nodes == 0 || args.threads == 0 || args.epochs == 0 {
+        return Err("--games, --nodes, --threads and --epochs must be at least 1".to_string());
+    }
+    if !(0.0..=1.0).contains(&args.lambda) || args.regularize < 0.0 {
+        return Err("--lambda must be between 0 and 1, --regularize at least 0".to_string());
+    }
+    let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Linear };
+    let eval = catalogue.evaluator(&variant, mode);
+    let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
+    let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+    let (samples, generated_by) = if data.exists() {
+        let file = read_samples(&data, &variant)?;
+        check_data(&data, file.settings.as_ref(), args)?;
+        let made = file.settings.map_or("settings not recorded".to_string(), |s| s.text());
+        eprintln!("read {} positions from {} ({made})", file.samples.len(), data.display());
+        (file.samples, file.generated_by)
+    } else {
+        let plan = SelfPlay {
+            games: settings.games,
+            nodes: settings.nodes,
+            threads: args.threads,
+            seed: settings.seed,
+            random_plies: settings.random_plies,
+            first_game: 0,
+        };
+        let samples = selfplay::generate_with_progress(&variant, &eval, &plan);
+        write_samples(&data, &variant, &samples, &command, &settings)
+            .map_err(|e| format!("cannot write {}: {e}", data.display()))?;
+        eprintln!("wrote {} positions to {}", samples.len(), data.display());
+        (samples, None)
+    };
+    if samples.is_empty() {
+        return Err("no positions to fit".to_string());
+    }
+    let rows: Vec<Row> = samples
+        .iter()
+        .filter_map(|s| {
+            Position::from_fen(Arc::clone(&variant), &s.fen)
+                .ok()
+                .map(|pos| Row::new(&eval.trace(&pos), s.result, s.score))
+        })
+        .collect();
+    eprintln!("fitting {} weights to {} positions", 2 * eval.layout().len(), rows.len());
+    let plan = FitPlan {
+        epochs: args.epochs,
+        threads: args.threads,
+        rate: 1.0,
+        lambda: args.lambda,
+        regularize: args.regularize,
+        fixed: eval.layout().untuned().to_vec(),
+    };
+    let fitted = fit::fit(&rows, eval.weights(), &plan, |epoch, loss| eprintln!("  epoch {epoch:>4}: loss {loss:.6}"));
+    println!(
+        "positions {}  k {:.3}  loss before {:.6}  after {:.6}",
+        rows.len(),
+        fitted.k,
+        fitted.loss_before,
+        fitted.loss_after
+    );
+    let mut header = String::new();
+    let _ = writeln!(header, "Evaluation weights of '{}', written by:", variant.name);
+    let _ = writeln!(header, "  {command}");
+    if let Some(generated_by) = generated_by {
+        let _ = writeln!(header, "from positions generated by:");
+        let _ = writeln!(header, "  {generated_by}");
+    }
+    let _ = write!(
+        header,
+        "{} positions, scale k {:.3}, loss {:.6} before and {:.6} after the fit",
+        rows.len(),
+        fitted.k,
+        fitted.loss_before,
+        fitted.loss_after
+    );
+    let text = write_eval_file(eval.layout(), &fitted.weights, &header);
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// Header of a positions file.
+const DATA_HEADER: &str = "# menagerie tune positions:";
+/// The line of a positions file that names the command that played its games.
+const GENERATED_BY: &str = "# generated by:";
+/// The line of a positions file that gives the settings its games were played with.
+const SETTINGS: &str = "# settings:";
+
+/// Writes samples as `FEN | result | score` lines after a header naming the
+/// variant, the command and the settings.
+fn write_samples(
+    path: &Path,
+    variant: &Variant,
+    samples: &[Sample],
+    command: &str,
+    settings: &DataSettings,
+) -> std::io::Result<()> {
+    let mut text =
+        format!("{DATA_HEADER} {}\n{GENERATED_BY} {command}\n{SETTINGS} {}\n", variant.name, settings.text());
+    for s in samples {
+        let _ = writeln!(text, "{} | {} | {}", s.fen, s.result, s.score);
+    }
+    std::fs::write(path, text)
+}
+
+/// A positions file as read.
+struct DataFile {
+    samples: Vec<Sample>,
+    /// The command that generated it, if the file says.
+    generated_by: Option<String>,
+    /// Its settings, if the file says.
+    settings: Option<DataSettings>,
+}
+
+/// Reads a positions file written by [`write_samples`] for `variant`.
+fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<DataFile, String> {
+    let file = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let mut samples = Vec::new();
+    let mut generated_by = None;
+    let mut settings = None;
+    for (number, line) in text.lines().enumerate() {
+        let at = |message: String| format!("{file}:{}: {message}", number + 1);
+        if let Some(command) = line.strip_prefix(GENERATED_BY) {
+            generated_by = Some(command.trim().to_string());
+            continue;
+        }
+        if let Some(text) = line.strip_prefix(SETTINGS) {
+            let parsed = DataSettings::parse(text).ok_or_else(|| at(format!("bad settings '{}'", text.trim())))?;
+            settings = Some(parsed);
+            continue;
+        }
+        if let Some(name) = line.strip_prefix(DATA_HEADER) {
+            if name.trim() != variant.name {
+                return Err(at(format!("positions of '{}', not '{}'", name.trim(), variant.name)));
+            }
+            continue;
+        }
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [fen, result, score] = fields[..] else { return Err(at("expected 'FEN | result | score'".to_string())) };
+        let result: f32 = result.parse().map_err(|_| at(format!("bad result '{result}'")))?;
+        let score: i32 = score.parse().map_err(|_| at(format!("bad score '{score}'")))?;
+        if !(0.0..=1.0).contains(&result) {
+            return Err(at(format!("result {result} is not between 0 and 1")));
+        }
+        Position::from_fen(Arc::clone(variant), fen).map_err(|e| at(format!("bad FEN: {e}")))?;
+        samples.push(Sample { fen: fen.to_string(), result, score });
+    }
+    Ok(DataFile { samples, generated_by, settings })
+}

@@ -6,6 +6,7 @@
 //! (with the starting weights) and then held, so the weights keep
 //! centipawn units.
 
+use super::math::{blended_target, in_chunks, sigmoid, Adam};
 use crate::eval::{Trace, Weight};
 
 /// One position ready for the fit: its terms with the phase and scale folded in.
@@ -65,10 +66,6 @@ pub struct Fitted {
     pub weights: Vec<Weight>,
 }
 
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// Fixed number of chunks, so that sums come out the same whatever the number of threads.
 const CHUNKS: usize = 64;
 
@@ -81,34 +78,23 @@ fn loss_and_gradient(
     threads: usize,
     grad: bool,
 ) -> (f64, Vec<[f64; 2]>) {
-    let chunk = rows.len().div_ceil(CHUNKS).max(1);
-    let parts: Vec<&[Row]> = rows.chunks(chunk).collect();
-    let mut results: Vec<(f64, Vec<[f64; 2]>)> = vec![(0.0, Vec::new()); parts.len()];
-    let per_thread = parts.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        for (slots, jobs) in results.chunks_mut(per_thread).zip(parts.chunks(per_thread)) {
-            scope.spawn(move || {
-                for (slot, rows) in slots.iter_mut().zip(jobs) {
-                    let mut g = if grad { vec![[0.0; 2]; w.len()] } else { Vec::new() };
-                    let mut loss = 0.0;
-                    for row in rows.iter() {
-                        let p = sigmoid(k * row.score(w) / 400.0);
-                        let target =
-                            lambda * row.result as f64 + (1.0 - lambda) * sigmoid(k * row.score as f64 / 400.0);
-                        let error = target - p;
-                        loss += error * error;
-                        if grad {
-                            let d = -2.0 * error * p * (1.0 - p) * k / 400.0;
-                            for &(i, mg, eg) in &row.terms {
-                                g[i as usize][0] += d * mg as f64;
-                                g[i as usize][1] += d * eg as f64;
-                            }
-                        }
-                    }
-                    *slot = (loss, g);
+    let results = in_chunks(rows, CHUNKS, threads, |rows| {
+        let mut g = if grad { vec![[0.0; 2]; w.len()] } else { Vec::new() };
+        let mut loss = 0.0;
+        for row in rows {
+            let p = sigmoid(k * row.score(w) / 400.0);
+            let target = blended_target(lambda, row.result as f64, k * row.score as f64 / 400.0);
+            let error = target - p;
+            loss += error * error;
+            if grad {
+                let d = -2.0 * error * p * (1.0 - p) * k / 400.0;
+                for &(i, mg, eg) in &row.terms {
+                    g[i as usize][0] += d * mg as f64;
+                    g[i as usize][1] += d * eg as f64;
                 }
-            });
+            }
         }
+        (loss, g)
     });
     let n = rows.len().max(1) as f64;
     let mut total = vec![[0.0; 2]; if grad { w.len() } else { 0 }];
@@ -152,9 +138,7 @@ pub fn fit(rows: &[Row], start: &[Weight], plan: &FitPlan, mut report: impl FnMu
     let k = fit_k(rows, &w, plan.threads);
     let loss_before = loss_and_gradient(rows, &w, k, plan.lambda, plan.threads, false).0;
     let origin = w.clone();
-    let (beta1, beta2, epsilon) = (0.9, 0.999, 1e-12);
-    let mut m = vec![[0.0; 2]; w.len()];
-    let mut v = vec![[0.0; 2]; w.len()];
+    let mut adam = Adam::new(2 * w.len(), 1e-12);
     for epoch in 1..=plan.epochs {
         let (current, mut g) = loss_and_gradient(rows, &w, k, plan.lambda, plan.threads, true);
         for (gi, (wi, oi)) in g.iter_mut().zip(w.iter().zip(&origin)) {
@@ -163,14 +147,12 @@ pub fn fit(rows: &[Row], start: &[Weight], plan: &FitPlan, mut report: impl FnMu
             }
         }
         let rate = plan.rate * (1.0 - 0.9 * epoch as f64 / plan.epochs.max(1) as f64);
+        adam.next_step();
         for i in (0..w.len()).filter(|i| !plan.fixed.contains(i)) {
             for j in 0..2 {
-                m[i][j] = beta1 * m[i][j] + (1.0 - beta1) * g[i][j];
-                v[i][j] = beta2 * v[i][j] + (1.0 - beta2) * g[i][j] * g[i][j];
-                let m_hat = m[i][j] / (1.0 - beta1.powi(epoch as i32));
-                let v_hat = v[i][j] / (1.0 - beta2.powi(epoch as i32));
+                let (m_hat, v_hat) = adam.moments(2 * i + j, g[i][j]);
                 if v_hat > 0.0 {
-                    w[i][j] -= rate * m_hat / (v_hat.sqrt() + epsilon);
+                    w[i][j] -= rate * m_hat / adam.denominator(v_hat);
                 }
             }
         }

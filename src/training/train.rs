@@ -18,6 +18,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::datagen::parse_shard;
+use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
 use crate::board::position::Position;
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{DataSet, Record};
@@ -35,26 +36,6 @@ const WEIGHT_CLIP: f32 = 1.98;
 /// Chunks of each batch (and of the validation set), whatever the threads:
 /// the sums are then the same in every run of a seed.
 const CHUNKS: usize = 8;
-
-/// `f` of every item, computed on `threads` threads (items dealt out in
-/// turn), returned in item order.
-fn in_parallel<I: Send, R: Send>(items: Vec<I>, threads: usize, f: impl Fn(I) -> R + Sync) -> Vec<R> {
-    let threads = threads.max(1);
-    let mut groups: Vec<Vec<(usize, I)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (k, item) in items.into_iter().enumerate() {
-        groups[k % threads].push((k, item));
-    }
-    let f = &f;
-    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .into_iter()
-            .map(|group| scope.spawn(move || group.into_iter().map(|(k, item)| (k, f(item))).collect::<Vec<_>>()))
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    results.sort_by_key(|(k, _)| *k);
-    results.into_iter().map(|(_, r)| r).collect()
-}
 
 /// How to train.
 #[derive(Clone, Debug)]
@@ -115,10 +96,6 @@ struct Sample {
     base: f32,
 }
 
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, base: Option<&Evaluator>) -> Sample {
     let us = record.side_to_move();
     let mut inputs = [Vec::with_capacity(40), Vec::with_capacity(40)];
@@ -127,9 +104,9 @@ fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, bas
     }
     let sign = if us == Color::White { 1.0 } else { -1.0 };
     let result = if us == Color::White { record.result() } else { 1.0 - record.result() };
-    let from_score = sigmoid(sign * record.score() as f32 / OUTPUT_SCALE as f32);
+    let score = sign * record.score() as f32 / OUTPUT_SCALE as f32;
     let base = base.map_or(0.0, |eval| linear_score(record, eval, mirror) as f32 / OUTPUT_SCALE as f32);
-    Sample { inputs, target: lambda * result + (1.0 - lambda) * from_score, base }
+    Sample { inputs, target: blended_target(lambda, result, score), base }
 }
 
 /// The linear evaluation of a record's position (mirrored or not), for the
@@ -241,26 +218,9 @@ fn backward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2], g: &mut Gra
     error * error
 }
 
-/// Adam's moments, shaped like the network.
-struct Adam {
-    m: Vec<f32>,
-    v: Vec<f32>,
-    step: i32,
-}
-
-impl Adam {
-    fn new(len: usize) -> Adam {
-        Adam { m: vec![0.0; len], v: vec![0.0; len], step: 0 }
-    }
-}
-
 /// Applies one Adam step to every weight from the summed gradient of `count` samples.
-fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, decay: f32, count: usize) {
-    const B1: f32 = 0.9;
-    const B2: f32 = 0.999;
-    const EPS: f32 = 1e-8;
-    adam.step += 1;
-    let (c1, c2) = (1.0 - B1.powi(adam.step), 1.0 - B2.powi(adam.step));
+fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam<f32>, rate: f32, decay: f32, count: usize) {
+    adam.next_step();
     let scale = 1.0 / count.max(1) as f32;
     let params = net
         .hidden_weights
@@ -270,11 +230,9 @@ fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam, rate: f32, d
         .chain(std::iter::once(&mut net.output_bias));
     let grads =
         g.hidden_weights.iter().chain(&g.hidden_bias).chain(&g.output_weights).chain(std::iter::once(&g.output_bias));
-    for (((w, &gr), m), v) in params.zip(grads).zip(adam.m.iter_mut()).zip(adam.v.iter_mut()) {
-        let gr = gr * scale;
-        *m = B1 * *m + (1.0 - B1) * gr;
-        *v = B2 * *v + (1.0 - B2) * gr * gr;
-        *w -= rate * ((*m / c1) / ((*v / c2).sqrt() + EPS) + decay * *w);
+    for (k, (w, &gr)) in params.zip(grads).enumerate() {
+        let (m_hat, v_hat) = adam.moments(k, gr * scale);
+        *w -= rate * (m_hat / adam.denominator(v_hat) + decay * *w);
         *w = w.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
     }
 }
@@ -285,8 +243,7 @@ fn mean_loss(net: &FloatNetwork, samples: &[Sample], threads: usize) -> f64 {
         return 0.0;
     }
     let h = net.header.hidden;
-    let parts: Vec<&[Sample]> = samples.chunks(samples.len().div_ceil(CHUNKS)).collect();
-    let losses = in_parallel(parts, threads, |part| {
+    let losses = in_chunks(samples, CHUNKS, threads, |part| {
         let mut acc = [vec![0.0; h], vec![0.0; h]];
         part.iter()
             .map(|s| {
@@ -380,7 +337,7 @@ pub fn train_on_base(
         }
     };
     let h = net.header.hidden;
-    let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1);
+    let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1, 1e-8);
     let threads = plan.threads.max(1);
     let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
     let mut total = Gradient::zeros(&net);
@@ -393,8 +350,7 @@ pub fn train_on_base(
         let batches = batch_order.len().div_ceil(plan.batch.max(1));
         let mut train_loss = 0.0;
         for (b, batch) in batch_order.chunks(plan.batch.max(1)).enumerate() {
-            let parts: Vec<(&[usize], &mut Gradient)> =
-                batch.chunks(batch.len().div_ceil(CHUNKS)).zip(grads.iter_mut()).collect();
+            let parts: Vec<(&[usize], &mut Gradient)> = chunks(batch, CHUNKS).zip(grads.iter_mut()).collect();
             let net_ref = &net;
             let used = parts.len();
             in_parallel(parts, threads, |(part, g)| {

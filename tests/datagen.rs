@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use menagerie::board::position::Position;
 use menagerie::board::registry::Registry;
-use menagerie::eval::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record};
+use menagerie::eval::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record, Records};
 use menagerie::eval::nnue::FeatureSet;
 use menagerie::rules::moves::MoveList;
 use menagerie::rules::piece::{Cell, Color};
+use menagerie::rules::variant::Variant;
 use menagerie::rules::zobrist::SplitMix64;
 
 /// Everything a record holds, comparable: side, score, result (in halves),
@@ -22,25 +23,33 @@ fn contents(r: &Record) -> Contents {
     ((r.side_to_move()), r.score(), (r.result() * 2.0) as u32, men, r.hand().collect())
 }
 
+/// Up to `plies` random legal moves of `v` from its start (`seed` picks
+/// them); `each` sees the position after each move, with its ply (0-based).
+fn random_game(v: &Arc<Variant>, seed: u64, plies: i32, mut each: impl FnMut(&Position, i32)) {
+    let mut rng = SplitMix64(seed);
+    let mut list = MoveList::new();
+    let mut pos = Position::startpos(Arc::clone(v)).expect("start");
+    for ply in 0..plies {
+        pos.generate_legal(&mut list);
+        if list.is_empty() || pos.game_end().is_some() {
+            break;
+        }
+        pos.make(list[rng.below(list.len())]);
+        each(&pos, ply);
+    }
+}
+
 #[test]
 fn records_hold_every_input_of_their_position() {
     for name in ["clockwork", "clash5", "relocation", "chess"] {
         let v = Registry::builtin().get(name).expect("ships");
         let features = FeatureSet::new(&v);
-        let mut rng = SplitMix64(9);
-        let mut list = MoveList::new();
-        let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
         let (mut positions, mut bytes) = (Vec::new(), Vec::new());
-        for ply in 0..120 {
-            pos.generate_legal(&mut list);
-            if list.is_empty() || pos.game_end().is_some() {
-                break;
-            }
-            pos.make(list[rng.below(list.len())]);
+        random_game(&v, 9, 120, |pos, ply| {
             let (score, result) = (ply * 7 - 300, [0.0, 0.5, 1.0][ply as usize % 3]);
-            encode(&pos, score, result, &mut bytes);
+            encode(pos, score, result, &mut bytes);
             positions.push((pos.clone(), score, result));
-        }
+        });
         let file = write_block(&DataHeader::new(&v, "test", positions.len()), &bytes);
         let set = DataSet::read(file, &v).expect("reads back");
         assert_eq!(set.len(), positions.len(), "{name}");
@@ -56,6 +65,33 @@ fn records_hold_every_input_of_their_position() {
                 assert_eq!(from_record, from_position, "{name}: {}", pos.to_fen());
             }
         }
+    }
+}
+
+/// Self-play keeps a game's records before it has a result and sets it at
+/// the end: the records are then those `encode` writes with that result. A
+/// block may carry the settings that played it (the tuner's), and blocks
+/// with and without settings concatenate.
+#[test]
+fn records_take_their_game_result_and_blocks_keep_their_settings() {
+    for name in ["clockwork", "chess"] {
+        let v = Registry::builtin().get(name).expect("ships");
+        let (mut records, mut expected) = (Records::new(), Vec::new());
+        random_game(&v, 4, 80, |pos, ply| {
+            records.push(pos, ply * 3, 0.5);
+            encode(pos, ply * 3, 1.0, &mut expected);
+        });
+        records.set_results(1.0);
+        assert!(records.len() > 20, "{name}");
+        assert_eq!(records.bytes(), &expected[..], "{name}");
+        let with = write_block(&DataHeader::new(&v, "tune", records.len()).with_settings("--games 1"), records.bytes());
+        let without = write_block(&DataHeader::new(&v, "datagen", records.len()), records.bytes());
+        assert!(!String::from_utf8_lossy(&without).contains("settings"));
+        let set = DataSet::read([with, without].concat(), &v).expect("reads");
+        assert_eq!(set.len(), 2 * records.len());
+        assert_eq!(set.headers[0].settings.as_deref(), Some("--games 1"));
+        assert_eq!(set.headers[1].settings, None);
+        assert!((0..set.len()).all(|i| set.record(i).result() == 1.0));
     }
 }
 

@@ -132,9 +132,12 @@ fn mirrored_records_are_the_positions_with_files_reversed() {
         let side = fields.next().expect("side");
         let mirrored_fen = format!("{} {side} - - 0 1", board.join("/"));
         let mirrored = Position::from_fen(Arc::clone(&v), &mirrored_fen).expect("the mirror is a position");
-        // A record written back as FEN is the position (castling and en passant are not kept).
+        // A record read back is the position (castling, en passant and clocks are not kept).
         let board_and_side: Vec<&str> = fen.split(' ').take(2).collect();
-        assert_eq!(data.record(i).to_fen(&v), format!("{} - - 0 1", board_and_side.join(" ")));
+        let record = data.record(i);
+        let back = record.position(&v, false).expect("a position");
+        assert_eq!(back.to_fen(), format!("{} - - 0 1", board_and_side.join(" ")));
+        assert_eq!(record.position(&v, true).expect("the mirror is a position").to_fen(), mirrored.to_fen());
         for perspective in [Color::White, Color::Black] {
             let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
             data.record(i).active_mirrored(&features, perspective, true, |f| from_record.push(f));

@@ -1,7 +1,7 @@
 //! `menagerie datagen`: training data for a network. Self-play at a fixed
 //! node count from seeded random openings (the tuner's self-play, on every
-//! thread), each kept position written with the search's score and the
-//! game's result in the compact format of [`crate::eval::nnue::data`].
+//! thread), whose records (each kept position with the search's score and
+//! the game's result, [`crate::eval::nnue::data`]) are written as they come.
 //!
 //! `--shard I/N` plays the `I`-th of `N` equal, contiguous ranges of the
 //! games, so shards made on N machines are disjoint and, concatenated in
@@ -9,15 +9,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
 use super::selfplay::{generate_with_progress, SelfPlay};
-use crate::board::position::Position;
 use crate::eval::catalogue::Catalogue;
-use crate::eval::nnue::data::{encode, write_block, DataHeader};
+use crate::eval::nnue::data::{write_block, DataHeader};
 use crate::eval::EvalMode;
 
 /// `menagerie datagen` arguments.
@@ -105,20 +103,19 @@ fn datagen(args: &DatagenArgs, catalogue: &Catalogue) -> Result<(), String> {
         variant.name, range.start, range.end, args.games, args.nodes
     );
     let start = Instant::now();
-    let samples = generate_with_progress(&variant, &eval, &plan);
+    let records = generate_with_progress(&variant, &eval, &plan);
     let seconds = start.elapsed().as_secs_f64();
-    let mut records = Vec::with_capacity(samples.len() * 72);
-    for s in &samples {
-        let pos = Position::from_fen(Arc::clone(&variant), &s.fen).map_err(|e| format!("bad FEN: {e}"))?;
-        encode(&pos, s.score, s.result, &mut records);
-    }
-    let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
-    let header = DataHeader::new(&variant, &command, samples.len());
-    std::fs::write(&out, write_block(&header, &records)).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    let per_core_hour = samples.len() as f64 / seconds.max(1e-9) * 3600.0 / threads as f64;
+    let header = DataHeader::new(
+        &variant,
+        &format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" ")),
+        records.len(),
+    );
+    std::fs::write(&out, write_block(&header, records.bytes()))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let per_core_hour = records.len() as f64 / seconds.max(1e-9) * 3600.0 / threads as f64;
     println!(
         "wrote {} positions from {} games to {} in {:.0} s ({:.0} positions an hour per thread)",
-        samples.len(),
+        records.len(),
         range.len(),
         out.display(),
         seconds,

@@ -1,6 +1,7 @@
-//! Self-play for the tuner: games at a fixed node count from seeded random
-//! openings, keeping quiet positions with the game's result and the search's
-//! score.
+//! Self-play for the tuner and for datagen: games at a fixed node count
+//! from seeded random openings, keeping quiet positions with the game's
+//! result and the search's score as training data records
+//! ([`crate::eval::nnue::data`]).
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::board::position::Position;
+use crate::eval::nnue::data::Records;
 use crate::eval::Evaluator;
 use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use crate::game::openings::{play_random_plies, SplitMix64};
@@ -16,17 +18,6 @@ use crate::rules::variant::Variant;
 use crate::search::smp::spawn_search_thread;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Histories, Limits, Score, Search, SearchControl};
-
-/// A position and how its game ended: 1 White won, 0.5 drawn, 0 Black won.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
-    /// The position.
-    pub fen: String,
-    /// White's points from the game.
-    pub result: f32,
-    /// The search's score of the position, White's view, in centipawns.
-    pub score: i32,
-}
 
 /// How to play the games.
 #[derive(Clone, Debug)]
@@ -71,10 +62,10 @@ pub struct Progress {
 /// Plays `plan.games` games of `variant` with `eval`, on `plan.threads`
 /// threads (fewer when the system refuses more; this thread when it refuses
 /// all), and returns the kept positions in game order (the same seed gives
-/// the same samples, whatever the number of threads).
-pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progress: &Progress) -> Vec<Sample> {
+/// the same records, whatever the number of threads).
+pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progress: &Progress) -> Records {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Vec<Sample>>> = Mutex::new(vec![Vec::new(); plan.games]);
+    let results: Mutex<Vec<Records>> = Mutex::new(vec![Records::new(); plan.games]);
     let work = || {
         let mut tt = TranspositionTable::new(HASH_MIB);
         loop {
@@ -82,11 +73,11 @@ pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progr
             if game >= plan.games {
                 break;
             }
-            let samples = play_game(variant, eval, &mut tt, plan, plan.first_game + game);
-            progress.positions.fetch_add(samples.len(), Ordering::Relaxed);
+            let records = play_game(variant, eval, &mut tt, plan, plan.first_game + game);
+            progress.positions.fetch_add(records.len(), Ordering::Relaxed);
             progress.games.fetch_add(1, Ordering::Relaxed);
             if let Ok(mut results) = results.lock() {
-                results[game] = samples;
+                results[game] = records;
             }
         }
     };
@@ -98,7 +89,11 @@ pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progr
             work();
         }
     });
-    results.into_inner().unwrap_or_default().into_iter().flatten().collect()
+    let mut all = Records::new();
+    for game in results.into_inner().unwrap_or_default() {
+        all.append(&game);
+    }
+    all
 }
 
 /// The adjudication of self-play games, from the constants above; scores
@@ -118,16 +113,17 @@ fn play_game(
     tt: &mut TranspositionTable,
     plan: &SelfPlay,
     game: usize,
-) -> Vec<Sample> {
+) -> Records {
     // Each game its own stream, not a shifted copy of its neighbour's.
     let mut rng = SplitMix64(SplitMix64(plan.seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64());
-    let Ok(mut pos) = Position::startpos(Arc::clone(variant)) else { return Vec::new() };
+    let Ok(mut pos) = Position::startpos(Arc::clone(variant)) else { return Records::new() };
     play_random_plies(&mut pos, plan.random_plies, &mut rng);
     tt.clear();
     let limits = Limits { nodes: Some(plan.nodes), multipv: 1, ..Limits::default() };
     let mut histories = Histories::new(variant.shape, variant.kind_count());
     let mut adjudicator = adjudicator();
-    let mut kept = Vec::new();
+    // Each kept position's result is set once the game has one.
+    let mut kept = Records::new();
     let result = loop {
         if let Some(end) = pos.game_end() {
             break end.outcome().white_points() as f32;
@@ -144,7 +140,7 @@ fn play_game(
         let info = match found.score {
             Score::Cp(cp) => {
                 if !pos.in_setup() && !pos.in_check() && pos.victim_square(best).is_none() {
-                    kept.push((pos.to_fen(), if mover == 0 { cp } else { -cp }));
+                    kept.push(&pos, if mover == 0 { cp } else { -cp }, 0.5);
                 }
                 SearchInfo { score_cp: Some(cp), ..SearchInfo::default() }
             }
@@ -158,11 +154,12 @@ fn play_game(
         }
         pos.make(best);
     };
-    kept.into_iter().map(|(fen, score)| Sample { fen, result, score }).collect()
+    kept.set_results(result);
+    kept
 }
 
 /// Self-play with a progress line on stderr (games, positions, ETA).
-pub fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Sample> {
+pub fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Records {
     let progress = Progress::default();
     let start = Instant::now();
     let generate = || generate(variant, eval, plan, &progress);

@@ -12,14 +12,12 @@ use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
 use super::datagen::parse_shard;
 use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
-use crate::board::position::Position;
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{DataSet, Record};
 use crate::eval::nnue::network::{Activation, FloatNetwork, Network, OUTPUT_SCALE};
@@ -112,8 +110,7 @@ fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, bas
 /// The linear evaluation of a record's position (mirrored or not), for the
 /// side to move; 0 for a record that is not a position of the variant.
 fn linear_score(record: &Record, eval: &Evaluator, mirror: bool) -> i32 {
-    let fen = record.to_fen_mirrored(eval.variant(), mirror);
-    Position::from_fen(Arc::clone(eval.variant()), &fen).map_or(0, |pos| eval.linear(&pos))
+    record.position(eval.variant(), mirror).map_or(0, |pos| eval.linear(&pos))
 }
 
 /// Gradient buffers, one per thread, shaped like the network.
@@ -271,12 +268,7 @@ pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::
     let (mut total, mut count) = (0.0, 0);
     for i in range {
         let record = data.record(i);
-        let Ok(pos) = crate::board::position::Position::from_fen(
-            std::sync::Arc::clone(eval.variant()),
-            &record.to_fen(eval.variant()),
-        ) else {
-            continue;
-        };
+        let Ok(pos) = record.position(eval.variant(), false) else { continue };
         let target = decode(&record, eval.features(), lambda, false, None).target;
         let e = sigmoid(eval.linear(&pos) as f32 / OUTPUT_SCALE as f32) - target;
         total += f64::from(e * e);

@@ -2,9 +2,11 @@
 //!
 //! 1. **generate**: games at a fixed node count from seeded random
 //!    openings; quiet positions (not in check, best move not a capture) are
-//!    kept with the game's result and saved with the settings that played
-//!    them, so that a fit can be rerun (a file whose settings differ from
-//!    those a run names is refused, unless `--reuse-data`);
+//!    kept with the game's result and saved as training data (the records
+//!    `train` reads) with the settings that played them, so that a fit can
+//!    be rerun (a file whose settings differ from those a run names is
+//!    refused, unless `--reuse-data`; an old tuner's `.positions` file is
+//!    read as well, [`positions`]);
 //! 2. **fit**: logistic (Texel) loss with a fitted scale, Adam over all
 //!    weights ([`fit`]);
 //! 3. **write** `NAME.eval`, whose header names the command line. The same
@@ -18,9 +20,11 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::fit::{self, FitPlan, Row};
-use super::selfplay::{self, Sample, SelfPlay};
-use crate::board::position::Position;
+use super::positions;
+use super::selfplay::{self, SelfPlay};
+use super::train::data_commands;
 use crate::eval::catalogue::Catalogue;
+use crate::eval::nnue::data::{is_data, write_block, DataHeader, DataSet};
 use crate::eval::{write_eval_file, EvalMode};
 use crate::rules::variant::Variant;
 
@@ -45,10 +49,12 @@ pub struct TuneArgs {
     /// Random plies that open each game [default: 8].
     #[arg(long)]
     pub random_plies: Option<usize>,
-    /// Positions file: read if it exists (no games are played), else written
-    /// after the games. Default: NAME.positions in the current directory.
-    /// An existing file made with other --games, --nodes, --seed,
-    /// --random-plies or --from-hand than this run names is refused.
+    /// Training data file (as `datagen` writes and `train` reads): read if it
+    /// exists (no games are played), else written after the games. Default:
+    /// NAME.data in the current directory (an old tuner's NAME.positions
+    /// where only that exists; such files are read too). An existing file
+    /// made with other --games, --nodes, --seed, --random-plies or
+    /// --from-hand than this run names is refused.
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// Fit the --data file as it is, even when it was generated with other
@@ -75,18 +81,7 @@ pub struct TuneArgs {
     pub from_hand: bool,
 }
 
-/// Runs `menagerie tune`.
-pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
-    match tune(args, catalogue) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The self-play settings a positions file was generated with: what makes
+/// The self-play settings a data file was generated with: what makes
 /// its games (the fit's settings and `--threads` do not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct DataSettings {
@@ -109,7 +104,7 @@ impl DataSettings {
         }
     }
 
-    /// As written in a positions file: `--games 8 --nodes 3000 --seed 1 --random-plies 8 [--from-hand]`.
+    /// As written in a data file: `--games 8 --nodes 3000 --seed 1 --random-plies 8 [--from-hand]`.
     fn text(&self) -> String {
         let hand = if self.from_hand { " --from-hand" } else { "" };
         format!(
@@ -164,7 +159,7 @@ impl DataSettings {
     }
 }
 
-/// Whether the positions file `data`, generated with `recorded` settings
+/// Whether the data file `data`, generated with `recorded` settings
 /// (None: not recorded), may serve this run; the error says why not and
 /// what to do.
 fn check_data(data: &Path, recorded: Option<&DataSettings>, args: &TuneArgs) -> Result<(), String> {
@@ -197,6 +192,17 @@ fn check_data(data: &Path, recorded: Option<&DataSettings>, args: &TuneArgs) -> 
     }
 }
 
+/// Runs `menagerie tune`.
+pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
+    match tune(args, catalogue) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     let settings = DataSettings::of(args);
@@ -208,15 +214,17 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     }
     let mode = if args.from_hand { EvalMode::Hand } else { EvalMode::Linear };
     let eval = catalogue.evaluator(&variant, mode);
-    let data = args.data.clone().unwrap_or_else(|| PathBuf::from(format!("{}.positions", variant.name)));
+    let data = args.data.clone().unwrap_or_else(|| default_data(&variant.name));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
     let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
-    let (samples, generated_by) = if data.exists() {
-        let file = read_samples(&data, &variant)?;
-        check_data(&data, file.settings.as_ref(), args)?;
-        let made = file.settings.map_or("settings not recorded".to_string(), |s| s.text());
-        eprintln!("read {} positions from {} ({made})", file.samples.len(), data.display());
-        (file.samples, file.generated_by)
+    let (set, generated_by) = if data.exists() {
+        let set = read_data(&data, &variant)?;
+        let settings = recorded_settings(&set).map_err(|bad| format!("{}: bad settings '{bad}'", data.display()))?;
+        check_data(&data, settings.as_ref(), args)?;
+        let made = settings.map_or("settings not recorded".to_string(), |s| s.text());
+        eprintln!("read {} positions from {} ({made})", set.len(), data.display());
+        let commands = data_commands(set.headers.iter().map(|h| h.command.as_str()));
+        (set, Some(commands).filter(|c| !c.is_empty()))
     } else {
         let plan = SelfPlay {
             games: settings.games,
@@ -226,21 +234,21 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
             random_plies: settings.random_plies,
             first_game: 0,
         };
-        let samples = selfplay::generate_with_progress(&variant, &eval, &plan);
-        write_samples(&data, &variant, &samples, &command, &settings)
-            .map_err(|e| format!("cannot write {}: {e}", data.display()))?;
-        eprintln!("wrote {} positions to {}", samples.len(), data.display());
-        (samples, None)
+        let records = selfplay::generate_with_progress(&variant, &eval, &plan);
+        let header = DataHeader::new(&variant, &command, records.len()).with_settings(&settings.text());
+        let bytes = write_block(&header, records.bytes());
+        std::fs::write(&data, &bytes).map_err(|e| format!("cannot write {}: {e}", data.display()))?;
+        eprintln!("wrote {} positions to {}", records.len(), data.display());
+        (DataSet::read(bytes, &variant).map_err(|e| format!("{}: {e}", data.display()))?, None)
     };
-    if samples.is_empty() {
+    if set.is_empty() {
         return Err("no positions to fit".to_string());
     }
-    let rows: Vec<Row> = samples
-        .iter()
-        .filter_map(|s| {
-            Position::from_fen(Arc::clone(&variant), &s.fen)
-                .ok()
-                .map(|pos| Row::new(&eval.trace(&pos), s.result, s.score))
+    let rows: Vec<Row> = (0..set.len())
+        .filter_map(|i| {
+            let record = set.record(i);
+            let pos = record.position(&variant, false).ok()?;
+            Some(Row::new(&eval.trace(&pos), record.result(), record.score()))
         })
         .collect();
     eprintln!("fitting {} weights to {} positions", 2 * eval.layout().len(), rows.len());
@@ -281,75 +289,40 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     Ok(())
 }
 
-/// Header of a positions file.
-const DATA_HEADER: &str = "# menagerie tune positions:";
-/// The line of a positions file that names the command that played its games.
-const GENERATED_BY: &str = "# generated by:";
-/// The line of a positions file that gives the settings its games were played with.
-const SETTINGS: &str = "# settings:";
-
-/// Writes samples as `FEN | result | score` lines after a header naming the
-/// variant, the command and the settings.
-fn write_samples(
-    path: &Path,
-    variant: &Variant,
-    samples: &[Sample],
-    command: &str,
-    settings: &DataSettings,
-) -> std::io::Result<()> {
-    let mut text =
-        format!("{DATA_HEADER} {}\n{GENERATED_BY} {command}\n{SETTINGS} {}\n", variant.name, settings.text());
-    for s in samples {
-        let _ = writeln!(text, "{} | {} | {}", s.fen, s.result, s.score);
+/// The data file a run reads or writes by default: `NAME.data`, or an old
+/// tuner's `NAME.positions` where only that one exists.
+fn default_data(name: &str) -> PathBuf {
+    let data = PathBuf::from(format!("{name}.data"));
+    let old = PathBuf::from(format!("{name}.positions"));
+    if !data.exists() && old.exists() {
+        old
+    } else {
+        data
     }
-    std::fs::write(path, text)
 }
 
-/// A positions file as read.
-struct DataFile {
-    samples: Vec<Sample>,
-    /// The command that generated it, if the file says.
-    generated_by: Option<String>,
-    /// Its settings, if the file says.
-    settings: Option<DataSettings>,
-}
-
-/// Reads a positions file written by [`write_samples`] for `variant`.
-fn read_samples(path: &Path, variant: &Arc<Variant>) -> Result<DataFile, String> {
+/// Reads a data file for `variant`: training data, or an old tuner's positions file.
+fn read_data(path: &Path, variant: &Arc<Variant>) -> Result<DataSet, String> {
     let file = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let mut samples = Vec::new();
-    let mut generated_by = None;
-    let mut settings = None;
-    for (number, line) in text.lines().enumerate() {
-        let at = |message: String| format!("{file}:{}: {message}", number + 1);
-        if let Some(command) = line.strip_prefix(GENERATED_BY) {
-            generated_by = Some(command.trim().to_string());
-            continue;
-        }
-        if let Some(text) = line.strip_prefix(SETTINGS) {
-            let parsed = DataSettings::parse(text).ok_or_else(|| at(format!("bad settings '{}'", text.trim())))?;
-            settings = Some(parsed);
-            continue;
-        }
-        if let Some(name) = line.strip_prefix(DATA_HEADER) {
-            if name.trim() != variant.name {
-                return Err(at(format!("positions of '{}', not '{}'", name.trim(), variant.name)));
-            }
-            continue;
-        }
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-        let [fen, result, score] = fields[..] else { return Err(at("expected 'FEN | result | score'".to_string())) };
-        let result: f32 = result.parse().map_err(|_| at(format!("bad result '{result}'")))?;
-        let score: i32 = score.parse().map_err(|_| at(format!("bad score '{score}'")))?;
-        if !(0.0..=1.0).contains(&result) {
-            return Err(at(format!("result {result} is not between 0 and 1")));
-        }
-        Position::from_fen(Arc::clone(variant), fen).map_err(|e| at(format!("bad FEN: {e}")))?;
-        samples.push(Sample { fen: fen.to_string(), result, score });
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {file}: {e}"))?;
+    if is_data(&bytes) {
+        return DataSet::read(bytes, variant).map_err(|e| format!("{file}: {e}"));
     }
-    Ok(DataFile { samples, generated_by, settings })
+    let text = String::from_utf8(bytes).map_err(|_| format!("{file}: neither training data nor a positions file"))?;
+    positions::read(&text, &file.to_string(), variant)
+}
+
+/// The settings that played every block of `set`: None when a block does
+/// not say or two differ; the text that does not read as settings is the error.
+fn recorded_settings(set: &DataSet) -> Result<Option<DataSettings>, String> {
+    let mut found: Option<DataSettings> = None;
+    for header in &set.headers {
+        let Some(text) = &header.settings else { return Ok(None) };
+        let settings = DataSettings::parse(text).ok_or_else(|| text.trim().to_string())?;
+        if found.is_some_and(|f| f != settings) {
+            return Ok(None);
+        }
+        found = Some(settings);
+    }
+    Ok(found)
 }

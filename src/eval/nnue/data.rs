@@ -2,7 +2,8 @@
 //! in a compact binary file. A file is one or more blocks; each block is a
 //! text header (`menagerie-data 1`, then `key value` lines naming the
 //! variant, its pieces and board, the command that made the block and the
-//! number of positions, then `end`) followed by that many records. So shards
+//! number of positions, optionally the `settings` that played the games,
+//! then `end`) followed by that many records. So shards
 //! made on several machines concatenate (`cat a.data b.data > all.data`)
 //! into one valid file.
 //!
@@ -19,7 +20,10 @@
 //!
 //! About 70 bytes for a position of 32 men.
 
+use std::sync::Arc;
+
 use super::features::FeatureSet;
+use crate::board::fen::{FenError, Setup};
 use crate::board::position::{Place, Position};
 use crate::rules::geometry::Square;
 use crate::rules::piece::{Cell, Color, PieceKind};
@@ -41,6 +45,10 @@ pub struct DataHeader {
     pub command: String,
     /// Records in the block.
     pub positions: usize,
+    /// The self-play settings that played the games, where the maker keeps
+    /// them (the tuner does, to refuse a file made otherwise); a `settings`
+    /// line, which older files lack and older readers skip.
+    pub settings: Option<String>,
 }
 
 impl DataHeader {
@@ -52,7 +60,13 @@ impl DataHeader {
             board: variant.shape.to_string(),
             command: command.replace(['\n', '\r'], " "),
             positions,
+            settings: None,
         }
+    }
+
+    /// The header with the settings that played the games.
+    pub fn with_settings(self, settings: &str) -> DataHeader {
+        DataHeader { settings: Some(settings.replace(['\n', '\r'], " ")), ..self }
     }
 }
 
@@ -96,14 +110,7 @@ pub enum DataError {
 /// (White's points: 0, 0.5 or 1).
 pub fn encode(pos: &Position, score: i32, result: f32, out: &mut Vec<u8>) {
     let files = u16::from(pos.variant().shape.files);
-    let result_code: u8 = if result > 0.75 {
-        2
-    } else if result < 0.25 {
-        0
-    } else {
-        1
-    };
-    out.push(u8::from(pos.side_to_move() == Color::Black) | result_code << 1);
+    out.push(u8::from(pos.side_to_move() == Color::Black) | result_code(result) << 1);
     out.extend_from_slice(&(score.clamp(-32_000, 32_000) as i16).to_le_bytes());
     let men_at = out.len();
     out.push(0);
@@ -131,6 +138,74 @@ pub fn encode(pos: &Position, score: i32, result: f32, out: &mut Vec<u8>) {
         }
     }
     out[hand_at] = kinds_held;
+}
+
+/// The result's code (0 loss, 1 draw, 2 win for White), from the nearest of 0, 0.5 and 1.
+fn result_code(result: f32) -> u8 {
+    if result > 0.75 {
+        2
+    } else if result < 0.25 {
+        0
+    } else {
+        1
+    }
+}
+
+/// The length of the (well-formed) record at the start of `bytes`.
+fn record_length(bytes: &[u8]) -> usize {
+    let hand_at = 4 + 2 * usize::from(bytes[3]);
+    hand_at + 1 + 2 * usize::from(bytes[hand_at])
+}
+
+/// Records as they are made: the body of a block and how many records it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Records {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl Records {
+    /// No records.
+    pub fn new() -> Records {
+        Records::default()
+    }
+
+    /// Appends the record of `pos` with `score` (White's view) and `result`
+    /// (White's points: 0, 0.5 or 1).
+    pub fn push(&mut self, pos: &Position, score: i32, result: f32) {
+        encode(pos, score, result, &mut self.bytes);
+        self.count += 1;
+    }
+
+    /// Gives every record the same result: a game's, known at its end.
+    pub fn set_results(&mut self, result: f32) {
+        let mut at = 0;
+        while at < self.bytes.len() {
+            self.bytes[at] = self.bytes[at] & 1 | result_code(result) << 1;
+            at += record_length(&self.bytes[at..]);
+        }
+    }
+
+    /// Appends `other`'s records after these.
+    pub fn append(&mut self, other: &Records) {
+        self.bytes.extend_from_slice(&other.bytes);
+        self.count += other.count;
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when there is no record.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The records' bytes, the body of a block ([`write_block`]).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
 }
 
 fn man_code(cell: Cell) -> u8 {
@@ -170,60 +245,34 @@ impl<'a> Record<'a> {
             (sq, decode_man(b[1]))
         })
     }
-    /// The position as FEN (castling and en passant left out: records do
-    /// not keep them), to evaluate it otherwise than with a network.
-    pub fn to_fen(&self, variant: &Variant) -> String {
-        self.to_fen_mirrored(variant, false)
-    }
-
-    /// Like [`Record::to_fen`]; with `mirror`, of the position with the files
-    /// reversed (as [`Record::active_mirrored`]).
-    pub fn to_fen_mirrored(&self, variant: &Variant, mirror: bool) -> String {
-        let (files, ranks) = (usize::from(variant.shape.files), usize::from(variant.shape.ranks));
-        let mut board = vec![None; files * ranks];
-        for (sq, cell) in self.men() {
-            let file = if mirror { files - 1 - usize::from(sq.file()) } else { usize::from(sq.file()) };
-            board[usize::from(sq.rank()) * files + file] = Some(cell);
-        }
-        let letter = |cell: Cell| {
-            let l = variant.pieces[cell.kind().index()].letter;
-            if cell.color() == Color::White {
-                l.to_ascii_uppercase()
-            } else {
-                l.to_ascii_lowercase()
-            }
+    /// The position (castling rights, en passant and the clocks left out:
+    /// records do not keep them), checked by the rules as a FEN would be;
+    /// with `mirror`, the position with the files reversed (as
+    /// [`Record::active_mirrored`]).
+    pub fn position(&self, variant: &Arc<Variant>, mirror: bool) -> Result<Position, FenError> {
+        let last_file = self.files - 1;
+        let men = self
+            .men()
+            .map(|(sq, cell)| (if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq }, cell))
+            .collect();
+        let hand: Vec<(Color, PieceKind)> = self
+            .hand()
+            .flat_map(|(cell, count)| std::iter::repeat_n((cell.color(), cell.kind()), usize::from(count)))
+            .collect();
+        let holdings =
+            variant.hands.then(|| hand.iter().map(|&(c, k)| variant.cell_letter(Cell::piece(c, k))).collect());
+        let setup = Setup {
+            men,
+            holdings,
+            hand,
+            side: self.side_to_move(),
+            castling: "-".to_string(),
+            en_passant: None,
+            halfmove: 0,
+            fullmove: 1,
+            setup_pending: None,
         };
-        let mut fen = String::new();
-        for rank in (0..ranks).rev() {
-            let mut empty = 0;
-            for file in 0..files {
-                match board[rank * files + file] {
-                    Some(cell) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(letter(cell));
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
-        if variant.hands {
-            fen.push('[');
-            for (cell, count) in self.hand() {
-                (0..count).for_each(|_| fen.push(letter(cell)));
-            }
-            fen.push(']');
-        }
-        let side = if self.side_to_move() == Color::White { "w" } else { "b" };
-        format!("{fen} {side} - - 0 1")
+        Position::from_setup(Arc::clone(variant), &setup)
     }
 
     /// The men in hand: (man, count).
@@ -267,8 +316,9 @@ fn decode_man(code: u8) -> Cell {
 
 /// The bytes of one block: its header and the records.
 pub fn write_block(header: &DataHeader, records: &[u8]) -> Vec<u8> {
+    let settings = header.settings.as_ref().map_or_else(String::new, |s| format!("settings {s}\n"));
     let mut out = format!(
-        "{MAGIC}\nvariant {}\npieces {}\nboard {}\ncommand {}\npositions {}\nend\n",
+        "{MAGIC}\nvariant {}\npieces {}\nboard {}\ncommand {}\n{settings}positions {}\nend\n",
         header.variant, header.pieces, header.board, header.command, header.positions
     )
     .into_bytes();
@@ -363,6 +413,7 @@ fn read_header(bytes: &[u8], at: usize) -> Result<(DataHeader, usize), DataError
         board: need("board")?,
         command: field("command").unwrap_or_default(),
         positions: positions.parse().map_err(|_| bad(format!("positions {positions:?}")))?,
+        settings: field("settings"),
     };
     Ok((header, at + end + "\nend\n".len()))
 }

@@ -86,9 +86,15 @@ enum Command {
     RandomEngine(menagerie::matches::cli::RandomEngineArgs),
 }
 
+/// A failed command's exit: its error on one line of stderr.
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::FAILURE
+}
+
+/// The exit of a command that returns its error.
+fn finish(result: Result<(), String>) -> ExitCode {
+    result.map_or_else(fail, |()| ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -118,9 +124,9 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => menagerie::play::terminal::run_play(&args, registry),
         Some(Command::Analyse(args)) => menagerie::play::analyse::run_analyse(&args, &catalogue),
         Some(Command::Score(args)) => menagerie::matches::score::run_score(&args),
-        Some(Command::Tune(args)) => menagerie::training::tune::run_tune_command(&args, &catalogue),
-        Some(Command::Datagen(args)) => menagerie::training::datagen::run_datagen_command(&args, &catalogue),
-        Some(Command::Train(args)) => menagerie::training::train::run_train_command(&args, &catalogue),
+        Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),
+        Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
+        Some(Command::Train(args)) => finish(menagerie::training::train::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
             menagerie::players::random_engine::run(registry.clone(), args.seed, args.xboard);

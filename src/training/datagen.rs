@@ -8,11 +8,11 @@
 //! order, hold exactly the positions one run makes.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
 
+use super::command_line;
 use super::selfplay::{generate_with_progress, SelfPlay};
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{write_block, DataHeader};
@@ -67,18 +67,8 @@ pub fn shard_games(games: usize, (i, n): (usize, usize)) -> std::ops::Range<usiz
     (games * i / n)..(games * (i + 1) / n)
 }
 
-/// Runs `menagerie datagen`.
-pub fn run_datagen_command(args: &DatagenArgs, catalogue: &Catalogue) -> ExitCode {
-    match datagen(args, catalogue) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn datagen(args: &DatagenArgs, catalogue: &Catalogue) -> Result<(), String> {
+/// Runs `menagerie datagen`; the error is the line `main` prints.
+pub fn run_datagen_command(args: &DatagenArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     if args.games == 0 || args.nodes == 0 || args.threads == Some(0) {
         return Err("--games, --nodes and --threads must be at least 1".to_string());
@@ -105,11 +95,7 @@ fn datagen(args: &DatagenArgs, catalogue: &Catalogue) -> Result<(), String> {
     let start = Instant::now();
     let records = generate_with_progress(&variant, &eval, &plan);
     let seconds = start.elapsed().as_secs_f64();
-    let header = DataHeader::new(
-        &variant,
-        &format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" ")),
-        records.len(),
-    );
+    let header = DataHeader::new(&variant, &command_line(), records.len());
     std::fs::write(&out, write_block(&header, records.bytes()))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     let per_core_hour = records.len() as f64 / seconds.max(1e-9) * 3600.0 / threads as f64;

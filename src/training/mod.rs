@@ -2,7 +2,8 @@
 //! as training data records, the network's data ([`datagen`]) and trainer
 //! ([`train`]), and the linear evaluation's tuner ([`tune`], fitting with
 //! [`fit`]), which read the same data files; the math the two fits share
-//! ([`math`]).
+//! ([`math`]). The commands' `run_*_command` functions return the one-line
+//! error the command line prints.
 
 pub mod datagen;
 pub mod fit;
@@ -11,3 +12,9 @@ pub mod positions;
 pub mod selfplay;
 pub mod train;
 pub mod tune;
+
+/// The command line that runs this process, as a data or network header
+/// names it (`menagerie ARGS`).
+fn command_line() -> String {
+    format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "))
+}

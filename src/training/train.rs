@@ -11,11 +11,11 @@
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
 
+use super::command_line;
 use super::datagen::parse_shard;
 use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
 use crate::eval::catalogue::Catalogue;
@@ -492,18 +492,8 @@ fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
     format!("{noun} {} of {}", parts.join(", "), counts.join("/"))
 }
 
-/// Runs `menagerie train`.
-pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> ExitCode {
-    match train_command(args, catalogue) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> {
+/// Runs `menagerie train`; the error is the line `main` prints.
+pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     let activation = Activation::from_name(&args.activation)
         .ok_or_else(|| format!("unknown activation '{}' (crelu or screlu)", args.activation))?;
@@ -597,7 +587,7 @@ fn train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> 
         },
     );
     net.header.data_command = data_commands(data.headers.iter().map(|h| h.command.as_str()));
-    net.header.train_command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+    net.header.train_command = command_line();
     if let (Some(init), Some(path)) = (&init, &args.init) {
         // What made the starting network, so that the header still says how to remake this one.
         let h = &init.header;

@@ -14,15 +14,14 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
 
 use super::fit::{self, FitPlan, Row};
-use super::positions;
 use super::selfplay::{self, SelfPlay};
 use super::train::data_commands;
+use super::{command_line, positions};
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{is_data, write_block, DataHeader, DataSet};
 use crate::eval::{write_eval_file, EvalMode};
@@ -192,18 +191,8 @@ fn check_data(data: &Path, recorded: Option<&DataSettings>, args: &TuneArgs) -> 
     }
 }
 
-/// Runs `menagerie tune`.
-pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> ExitCode {
-    match tune(args, catalogue) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
+/// Runs `menagerie tune`; the error is the line `main` prints.
+pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     let settings = DataSettings::of(args);
     if settings.games == 0 || settings.nodes == 0 || args.threads == 0 || args.epochs == 0 {
@@ -216,7 +205,7 @@ fn tune(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), String> {
     let eval = catalogue.evaluator(&variant, mode);
     let data = args.data.clone().unwrap_or_else(|| default_data(&variant.name));
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.eval", variant.name)));
-    let command = format!("menagerie {}", std::env::args().skip(1).collect::<Vec<_>>().join(" "));
+    let command = command_line();
     let (set, generated_by) = if data.exists() {
         let set = read_data(&data, &variant)?;
         let settings = recorded_settings(&set).map_err(|bad| format!("{}: bad settings '{bad}'", data.display()))?;

@@ -5,10 +5,13 @@
 //! suite and counts the solved positions, with menagerie in-process or over
 //! UCI. Errors are one line with a non-zero exit.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::TempDir;
 use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, replay};
 use serde_json::Value;
@@ -108,8 +111,7 @@ fn a_planted_blunder_is_marked_and_the_better_move_given() {
 
 #[test]
 fn output_file_gets_the_pgn_and_stdout_the_summaries() {
-    let dir = std::env::temp_dir().join(format!("menagerie-analysis-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("analysis");
     let file = dir.join("out.pgn");
     let path = file.display().to_string();
     let (ok, out, err) = run(&["analyse", "--pgn", &data("chess-blunder.pgn"), "--nodes", "5000", "--output", &path]);
@@ -117,7 +119,6 @@ fn output_file_gets_the_pgn_and_stdout_the_summaries() {
     assert!(out.starts_with("game 1: White - Black (chess, 7 moves, 1-0)\n  White: "), "{out}");
     let written = std::fs::read_to_string(&file).expect("written");
     assert_eq!(read_pgn(&written)[0].moves.len(), 7);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -150,8 +151,7 @@ fn a_test_suite_reports_what_it_solved() {
 
 #[test]
 fn bad_input_is_a_one_line_error() {
-    let dir = std::env::temp_dir().join(format!("menagerie-analysis-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("analysis-bad");
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
         std::fs::write(&p, text).expect("write");
@@ -176,5 +176,4 @@ fn bad_input_is_a_one_line_error() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.contains(expected), "{args:?}: {err:?} lacks {expected:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,16 +2,61 @@
 //! input, its output lines on a channel (read by a thread, so a test can wait
 //! with a deadline), its stderr collected, and a transcript of both
 //! directions for failure messages. Also [`require_tool`], the one rule for
-//! tests that need an outside tool (python-chess, Fairy-Max, Chromium).
+//! tests that need an outside tool (python-chess, Fairy-Max, Chromium); and
+//! [`TempDir`], a scratch directory per test.
 
 // Each test crate uses the part of the harness it needs.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+/// A scratch directory of one test under the system temp dir, named
+/// `menagerie-NAME-PID-N` so that tests running in parallel, and other runs,
+/// never share one; it is removed with its contents when dropped, also when
+/// the test fails. Derefs to its [`Path`].
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Makes a new, empty directory; `name` says which test it is for.
+    pub fn new(name: &str) -> TempDir {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("menagerie-{name}-{}-{n}", std::process::id()));
+        // A killed run of the same process id may have left one behind.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("cannot make {}: {e}", path.display()));
+        TempDir { path }
+    }
+}
+
+impl Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
 
 /// Whether this is a CI run (`CI=true`), where no test may skip.
 pub fn in_ci() -> bool {

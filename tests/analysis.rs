@@ -9,9 +9,8 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use common::TempDir;
+use common::{output_or_hang, TempDir};
 use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, replay};
 use serde_json::Value;
@@ -22,9 +21,10 @@ fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis").join(name).display().to_string()
 }
 
-/// Runs menagerie; success, stdout, stderr.
+/// Runs menagerie; success, stdout, stderr. The work is bounded by nodes or
+/// depth, so only a hang ends it early.
 fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().expect("run menagerie");
+    let out = output_or_hang(Command::new(BIN).args(args), &format!("menagerie {}", args.join(" ")));
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
@@ -38,16 +38,13 @@ fn replayed_moves(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Annotates `file` at a small node limit, within a minute, and checks the
-/// output: the same games and moves, a score after every move, the annotator
-/// tag and the summary comment.
+/// Annotates `file` at a small node limit and checks the output: the same
+/// games and moves, a score after every move, the annotator tag and the
+/// summary comment.
 fn annotate_and_read_back(file: &str, variant: &str) -> String {
     let path = data(file);
-    let started = Instant::now();
     let (ok, out, err) = run(&["analyse", "--pgn", &path, "--nodes", "2000"]);
-    let took = started.elapsed();
     assert!(ok, "{err}");
-    assert!(took < Duration::from_secs(60), "{file} took {took:?}");
     let original = std::fs::read_to_string(&path).expect("fixture");
     let before = replayed_moves(&original);
     let after = replayed_moves(&out);

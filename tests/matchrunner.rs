@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{require_tool, TempDir};
+use common::{output_or_hang, require_tool, wait_or_hang, TempDir, HANG_SECS};
 use menagerie::board::position::Position;
 use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, PgnGame};
@@ -41,7 +41,7 @@ fn run_match(engines: &[Vec<String>], extra: &[&str], pgn: &Path) -> Output {
         cmd.arg("--engine").args(e);
     }
     cmd.args(extra);
-    let out = cmd.output().expect("run menagerie match");
+    let out = output_or_hang(&mut cmd, "menagerie match");
     assert!(out.status.success(), "match failed: {}", String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -381,7 +381,7 @@ fn score_rejects_missing_and_empty_files() {
 fn interrupt_stops_cleanly() {
     let dir = TempDir::new("match");
     let pgn = dir.join("interrupt.pgn");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .arg("match")
         .arg("--quiet")
         .arg("--pgn")
@@ -397,12 +397,19 @@ fn interrupt_stops_cleanly() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn match");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Interrupted once a game is written, however long that takes.
+    let deadline = Instant::now() + Duration::from_secs(HANG_SECS);
+    while std::fs::read_to_string(&pgn).map_or(true, |text| read_pgn(&text).is_empty()) {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no game written within {HANG_SECS} s: the match hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let status = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().expect("kill");
     assert!(status.success());
-    let started = Instant::now();
-    let out = child.wait_with_output().expect("wait");
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = wait_or_hang(child, "the match after SIGINT");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("Stopped early"), "{summary}");
     let played = games_in(&pgn).len();

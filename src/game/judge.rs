@@ -15,7 +15,7 @@
 
 use serde_json::{json, Value};
 
-use super::san::move_to_san;
+use super::san::{line_to_san, move_to_san, numbered_line};
 use crate::board::position::Position;
 use crate::rules::moves::Move;
 use crate::rules::piece::Color;
@@ -48,6 +48,9 @@ pub enum Eval {
     /// The game is over by the rules: a draw.
     Drawn,
 }
+
+/// How much of the engine's line a judged move keeps (the variation after a marked move).
+const VARIATION_MOVES: usize = 8;
 
 /// Scores beyond this many centipawns count as this many (lichess's cap).
 pub const CP_CAP: i32 = 1000;
@@ -301,40 +304,6 @@ pub struct Judged {
     pub start: Eval,
 }
 
-/// A line of UCI moves from `pos` as SAN, stopping at the first move the
-/// rules reject, at most `limit` moves.
-pub fn line_san(pos: &Position, line: &[String], limit: usize) -> Vec<String> {
-    let mut p = pos.clone();
-    let mut out = Vec::new();
-    for text in line.iter().take(limit) {
-        let Ok(m) = p.parse_move(text) else { break };
-        out.push(move_to_san(&mut p, m));
-        p.make(m);
-    }
-    out
-}
-
-/// Moves of a line given as SAN with their numbers, from `pos`
-/// (`14... Nxd5 15. Qxd5`).
-pub fn numbered(pos: &Position, line: &[String]) -> String {
-    let mut p = pos.clone();
-    let mut parts = Vec::new();
-    for (i, san) in line.iter().enumerate() {
-        let n = p.state().fullmove;
-        if p.side_to_move() == Color::White {
-            parts.push(format!("{n}."));
-        } else if i == 0 {
-            parts.push(format!("{n}..."));
-        }
-        parts.push(san.clone());
-        match super::san::parse_san(&mut p, san) {
-            Some(m) => p.make(m),
-            None => break,
-        }
-    }
-    parts.join(" ")
-}
-
 /// Judges the game `moves` from `start`, given the verdict on each of its
 /// positions (`verdicts[i]` before move `i`, one more at the end).
 pub fn judge(start: &Position, moves: &[Move], verdicts: &[Verdict], thresholds: &Thresholds) -> Judged {
@@ -355,7 +324,7 @@ pub fn judge(start: &Position, moves: &[Move], verdicts: &[Verdict], thresholds:
             (cp, (before.eval.chances(mover) - after.eval.chances(mover)).max(0.0))
         };
         let mark = thresholds.mark(chance_loss);
-        let line = line_san(&pos, &before.line, 8);
+        let line = line_to_san(&pos, &before.line[..before.line.len().min(VARIATION_MOVES)]);
         let side = usize::from(mover == Color::Black);
         totals[side].0 += 1;
         totals[side].1 += i64::from(loss_cp);
@@ -446,7 +415,7 @@ pub fn annotated_pgn(
             )));
             if !jm.line_san.is_empty() {
                 // The variation replaces the move played: numbered from the position before it.
-                tokens.push(format!("({})", numbered(&pos, &jm.line_san)));
+                tokens.push(format!("({})", numbered_line(&pos, &jm.line_san)));
             }
         }
         let Ok(m) = pos.parse_move(&jm.uci) else { break };

@@ -27,7 +27,7 @@ use crate::eval::catalogue::Catalogue;
 use crate::game::epd::read_suite;
 use crate::game::judge::{annotated_pgn, judged_json, Probe, Thresholds};
 use crate::game::pgn::{read_pgn, replay};
-use crate::game::san::move_to_san;
+use crate::game::san::{line_to_san, numbered_line};
 use crate::players::uci::{parse_info, InfoLine, UciPlayer};
 use crate::players::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
 use crate::rules::piece::Color;
@@ -92,40 +92,6 @@ pub fn parse_info_line(line: &str) -> Option<InfoLine> {
     let fields = parse_info(line, &mut info);
     info.multipv.get_or_insert(1);
     (fields && (info.score_cp.is_some() || info.mate.is_some() || !info.pv.is_empty())).then_some(info)
-}
-
-/// The PV as SAN with move numbers, stopping at the first move the rules reject.
-fn pv_san(pos: &Position, pv: &[String]) -> Vec<String> {
-    let mut p = pos.clone();
-    let mut out = Vec::new();
-    for text in pv {
-        let Ok(m) = p.parse_move(text) else { break };
-        out.push(move_to_san(&mut p, m));
-        p.make(m);
-    }
-    out
-}
-
-fn numbered(pos: &Position, sans: &[String]) -> String {
-    let mut p = pos.clone();
-    let mut parts = Vec::new();
-    let mut first = true;
-    for san in sans {
-        let n = p.state().fullmove;
-        if p.side_to_move() == Color::White {
-            parts.push(format!("{n}."));
-        } else if first {
-            parts.push(format!("{n}..."));
-        }
-        first = false;
-        parts.push(san.clone());
-        // Advance the copy to keep numbering right (SAN was made from legal moves).
-        match crate::game::san::parse_san(&mut p, san) {
-            Some(m) => p.make(m),
-            None => break,
-        }
-    }
-    parts.join(" ")
 }
 
 /// Score text in pawns from White's point of view (`+0.35`, `-M3`).
@@ -284,10 +250,10 @@ fn read_lines(
 ) -> Result<(String, Vec<InfoLine>), String> {
     let mut lines = ShownLines::default();
     loop {
-        let line = match process.read_line(deadline, stop) {
+        let line = match process.read_line_or_interrupt(deadline, stop, "stop") {
             Ok(l) => l,
             Err(PlayerError::Timeout) => {
-                let _ = process.send("stop");
+                // Asked to stop: the engine still owes its `bestmove`.
                 match process.read_line(Instant::now() + Duration::from_secs(2), stop) {
                     Ok(l) => l,
                     Err(_) => return Err("engine did not finish in time".to_string()),
@@ -306,7 +272,7 @@ fn read_lines(
 
 /// The best move in SAN, if the rules accept it.
 fn best_san(pos: &Position, best: &str) -> Option<String> {
-    pv_san(pos, &[best.to_string()]).into_iter().next()
+    line_to_san(pos, &[best.to_string()]).into_iter().next()
 }
 
 /// A JSON object with its keys in the order given (`json!` would sort
@@ -335,7 +301,7 @@ fn json_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
                 ("nodes", json!(l.nodes).to_string()),
                 ("time_ms", json!(l.time_ms).to_string()),
                 ("pv", json!(l.pv).to_string()),
-                ("pv_san", json!(pv_san(pos, &l.pv)).to_string()),
+                ("pv_san", json!(line_to_san(pos, &l.pv)).to_string()),
             ])
         })
         .collect();
@@ -354,7 +320,7 @@ fn text_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", pos.variant().name, pos.to_fen());
     for l in lines {
-        let pv = numbered(pos, &pv_san(pos, &l.pv));
+        let pv = numbered_line(pos, &line_to_san(pos, &l.pv));
         let (multipv, depth) = (l.multipv.unwrap_or(1), l.depth.unwrap_or(0));
         let _ = writeln!(out, "{multipv:>2}. {:>7}  depth {depth:>2}  {pv}", score_text(l, pos.side_to_move()));
     }

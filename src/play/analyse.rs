@@ -4,9 +4,9 @@
 //! point of view, depth, the PV in SAN-like notation with the variant's
 //! letters) or as JSON. The default engine is this program's own `uci`.
 //!
-//! With `--pgn FILE` it judges whole games move by move and writes them back
-//! as annotated PGN ([`crate::engine::review::review_game`]); with `--epd FILE` it
-//! runs a test suite ([`crate::engine::review::run_suite`]). Both search with
+//! With `--pgn FILE` it analyses whole games move by move and writes them back
+//! as annotated PGN ([`crate::engine::analysis::analyse_game`]); with `--epd FILE` it
+//! runs a test suite ([`crate::engine::analysis::run_suite`]). Both search with
 //! menagerie's engine in this process unless `--engine` names a UCI engine.
 
 use std::fmt::Write as _;
@@ -22,10 +22,10 @@ use serde_json::{json, Value};
 
 use crate::board::position::Position;
 use crate::board::registry::Registry;
-use crate::engine::review::{review_game, run_suite, InProcess, Searcher, SuiteResult};
+use crate::engine::analysis::{analyse_game, run_suite, InProcess, Searcher, SuiteResult};
 use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::{analysis_json, annotated_pgn, Probe, Thresholds};
 use crate::game::epd::read_suite;
-use crate::game::judge::{annotated_pgn, judged_json, Probe, Thresholds};
 use crate::game::pgn::{read_pgn, replay};
 use crate::game::san::{line_to_san, numbered_line};
 use crate::players::uci::{parse_info, InfoLine, UciPlayer};
@@ -442,7 +442,7 @@ fn read_text(path: &std::path::Path) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// `--pgn`: every game (or `--game N`) judged; the annotated PGN, or JSON.
+/// `--pgn`: every game (or `--game N`) analysed; the annotated PGN, or JSON.
 fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> {
     let path = args.pgn.as_deref().unwrap_or(std::path::Path::new(""));
     let games = read_pgn(&read_text(path)?);
@@ -472,12 +472,12 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
                 eprint!("\rgame {n}: position {done}/{total}");
             }
         };
-        let judged = review_game(engine.as_mut(), replayed, &Thresholds::LICHESS, &mut progress)
+        let analysis = analyse_game(engine.as_mut(), replayed, &Thresholds::LICHESS, &mut progress)
             .map_err(|e| format!("game {n}: {e}"))?;
         if show_progress {
             eprintln!();
         }
-        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &judged, &annotator);
+        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &analysis, &annotator);
         let who = |tag: &str| game.tag(tag).unwrap_or("?").to_string();
         let _ = writeln!(
             summaries,
@@ -485,13 +485,13 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
             who("White"),
             who("Black"),
             replayed.variant.name,
-            judged.moves.len(),
+            analysis.moves.len(),
             game.result,
-            judged.summary[0].text(),
-            judged.summary[1].text()
+            analysis.summary[0].text(),
+            analysis.summary[1].text()
         );
         if args.json {
-            let mut value = judged_json(&judged);
+            let mut value = analysis_json(&analysis);
             value["game"] = json!(n);
             value["variant"] = json!(replayed.variant.name);
             value["start_fen"] = json!(replayed.start_fen());

@@ -34,6 +34,11 @@ use crate::rules::piece::Color;
 use crate::rules::variant::Variant;
 use crate::search::Limits;
 
+/// Search time of one position when no limit is given.
+const ONE_POSITION_MS: u64 = 2000;
+/// Search time per position of `--pgn` and `--epd` when no limit is given.
+const PER_POSITION_MS: u64 = 500;
+
 /// `menagerie analyse`: search a position with a UCI engine.
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
@@ -139,7 +144,7 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     let mut engine = start_engine(args, &variant, &start_fen, &stop)?;
     let position = UciPlayer::position_command(&variant.start_fen, &start_fen, &moves);
     engine.process.send(&position).map_err(|e| e.to_string())?;
-    engine.process.send(&go_command(args)).map_err(|e| e.to_string())?;
+    engine.process.send(&go_command(&requested_limits(args, ONE_POSITION_MS))).map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(args.timeout.max(1));
     let (best, lines) = read_lines(&mut engine.process, deadline, &stop)?;
     let _ = engine.process.send("quit");
@@ -159,12 +164,8 @@ fn start_engine(
         Some(c) => c.clone(),
         None => own_uci_command()?,
     };
-    let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
-    tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
-    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
     let hint = if args.engine.is_none() { " (this build may lack `menagerie uci`; pass --engine CMD)" } else { "" };
-    let mut engine = UciPlayer::handshake(process, &spec, stop).map_err(|e| format!("engine: {e}{hint}"))?;
+    let mut engine = spawn_engine(&cmd, &args.options, stop).map_err(|e| format!("{e}{hint}"))?;
     engine.new_game(variant, start_fen, stop).map_err(|e| format!("engine: {e}"))?;
     if args.multipv > 1 {
         engine.process.send(&format!("setoption name MultiPV value {}", args.multipv)).map_err(|e| e.to_string())?;
@@ -173,21 +174,24 @@ fn start_engine(
     Ok(engine)
 }
 
-/// The `go` command for the requested limits (2 seconds when none is given).
-fn go_command(args: &AnalyseArgs) -> String {
+/// Starts the UCI engine `cmd` with the `NAME=VALUE` options and completes the handshake.
+fn spawn_engine(cmd: &str, options: &[String], stop: &AtomicBool) -> Result<UciPlayer, String> {
+    let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
+    tokens.extend(options.iter().map(|o| format!("option.{o}")));
+    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
+    UciPlayer::handshake(process, &spec, stop).map_err(|e| format!("engine: {e}"))
+}
+
+/// The `go` command for `limits`.
+fn go_command(limits: &Limits) -> String {
     let mut go = String::from("go");
-    let mut movetime = args.movetime;
-    if args.depth.is_none() && args.nodes.is_none() && movetime.is_none() {
-        movetime = Some(2000);
-    }
-    if let Some(d) = args.depth {
-        go.push_str(&format!(" depth {d}"));
-    }
-    if let Some(n) = args.nodes {
-        go.push_str(&format!(" nodes {n}"));
-    }
-    if let Some(t) = movetime {
-        go.push_str(&format!(" movetime {t}"));
+    for (word, value) in
+        [("depth", limits.depth.map(u64::from)), ("nodes", limits.nodes), ("movetime", limits.movetime)]
+    {
+        if let Some(v) = value {
+            go.push_str(&format!(" {word} {v}"));
+        }
     }
     go
 }
@@ -350,11 +354,11 @@ pub fn run_analyse(args: &AnalyseArgs, catalogue: &Catalogue) -> ExitCode {
     }
 }
 
-/// Per-position limits of `--pgn` and `--epd` (500 ms when none is given).
-fn position_limits(args: &AnalyseArgs) -> Limits {
+/// The limits asked for, or `default_ms` milliseconds of search when none is given.
+fn requested_limits(args: &AnalyseArgs, default_ms: u64) -> Limits {
     let mut limits = Limits { depth: args.depth, nodes: args.nodes, movetime: args.movetime, ..Limits::default() };
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
-        limits.movetime = Some(500);
+        limits.movetime = Some(default_ms);
     }
     limits
 }
@@ -385,20 +389,8 @@ struct UciSearcher {
 impl UciSearcher {
     fn start(args: &AnalyseArgs, cmd: &str, limits: &Limits) -> Result<UciSearcher, String> {
         let stop = AtomicBool::new(false);
-        let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
-        tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-        let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
-        let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
-        let engine = UciPlayer::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}"))?;
-        let mut go = String::from("go");
-        for (word, value) in
-            [("depth", limits.depth.map(u64::from)), ("nodes", limits.nodes), ("movetime", limits.movetime)]
-        {
-            if let Some(v) = value {
-                go.push_str(&format!(" {word} {v}"));
-            }
-        }
-        Ok(UciSearcher { engine, go, timeout: Duration::from_secs(args.timeout.max(1)), stop })
+        let engine = spawn_engine(cmd, &args.options, &stop)?;
+        Ok(UciSearcher { engine, go: go_command(limits), timeout: Duration::from_secs(args.timeout.max(1)), stop })
     }
 }
 
@@ -461,7 +453,7 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
         .iter()
         .map(|(n, g)| replay(catalogue.registry(), g).map_err(|e| format!("game {n}: {e}")))
         .collect::<Result<_, _>>()?;
-    let limits = position_limits(args);
+    let limits = requested_limits(args, PER_POSITION_MS);
     let (mut engine, name) = searcher(args, catalogue, &limits)?;
     let annotator = format!("{name} ({} per position)", limits_text(&limits));
     let show_progress = std::io::stderr().is_terminal();
@@ -523,7 +515,7 @@ fn run_epd(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> 
         .get(&args.variant)
         .ok_or_else(|| format!("unknown variant {:?} (try `menagerie variants`)", args.variant))?;
     let entries = read_suite(&variant, &read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
-    let limits = position_limits(args);
+    let limits = requested_limits(args, PER_POSITION_MS);
     let (mut engine, _) = searcher(args, catalogue, &limits)?;
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let results = run_suite(engine.as_mut(), &entries, &mut |r| {
@@ -598,6 +590,13 @@ mod tests {
         assert_eq!(score_text(&line, Color::Black), "-0.35");
         let line = InfoLine { mate: Some(2), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::White), "+M2");
+    }
+
+    #[test]
+    fn the_go_command_names_each_limit() {
+        let limits = Limits { depth: Some(8), nodes: Some(2000), movetime: Some(500), ..Limits::default() };
+        assert_eq!(go_command(&limits), "go depth 8 nodes 2000 movetime 500");
+        assert_eq!(go_command(&Limits { nodes: Some(7), ..Limits::default() }), "go nodes 7");
     }
 
     #[test]

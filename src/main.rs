@@ -57,9 +57,9 @@ enum Command {
         #[arg(long)]
         chess960: bool,
     },
-    /// Validate a variant file and print every error.
+    /// Check a variant file (.var: every error printed), a network (.nnue) or training data (.data).
     Check {
-        /// The `.var` file.
+        /// The `.var`, `.nnue` or `.data` file.
         file: PathBuf,
     },
     /// List the loaded variants.

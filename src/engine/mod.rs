@@ -5,9 +5,9 @@
 //! (`protocol/`) only translate text to these calls and events back to text.
 //! Prints nothing.
 
+pub mod analysis;
 pub mod bench;
 pub mod options;
-pub mod review;
 
 use std::path::Path;
 use std::sync::atomic::Ordering;

@@ -68,7 +68,7 @@ enum Command {
     Match(menagerie::matches::cli::MatchArgs),
     /// Play against menagerie (or another engine, or a random mover) in the terminal.
     Play(menagerie::play::terminal::PlayArgs),
-    /// Analyse a position (MultiPV), judge whole games of a PGN file, or run an EPD test suite.
+    /// Analyse a position (MultiPV), analyse every move of the games of a PGN file, or run an EPD test suite.
     #[command(alias = "analyze")]
     Analyse(menagerie::play::analyse::AnalyseArgs),
     /// Score the games of match PGN files (W/D/L, Elo, pentanomial pairs, SPRT).

@@ -1,4 +1,4 @@
-//! `menagerie analyse --pgn` judges whole games move by move and writes them
+//! `menagerie analyse --pgn` analyses whole games move by move and writes them
 //! back as annotated PGN that the project's reader replays to the same moves
 //! (a Clash 1 game of 40 moves, a Clockwork game with drops), marks a planted
 //! blunder `??`; `--json` gives the same for scripts; `--epd` runs a test

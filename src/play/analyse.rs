@@ -51,7 +51,7 @@ pub struct AnalyseArgs {
     /// Moves from the position, in UCI text separated by spaces.
     #[arg(long, default_value = "")]
     pub moves: String,
-    /// Judge every game of this PGN file move by move and write it back annotated.
+    /// Analyse every game of this PGN file move by move and write it back annotated.
     #[arg(long, conflicts_with_all = ["fen", "moves", "epd", "multipv"])]
     pub pgn: Option<PathBuf>,
     /// With --pgn: only this game (1-based).

@@ -43,7 +43,7 @@ pub use file::{parse as parse_eval_file, write as write_eval_file, EvalFileError
 pub use params::{Layout, Weight};
 
 use crate::board::position::Position;
-use crate::eval::nnue::{FeatureSet, Network};
+use crate::eval::nnue::{evaluate_fresh, AccumulatorStack, FeatureSet, Network};
 use crate::rules::geometry::{Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
 use crate::rules::motion::{for_each_attacked, for_each_target, Board, CompiledRule, Mode};
 use crate::rules::piece::{Cell, Color, PieceKind, MAX_KINDS};
@@ -539,15 +539,37 @@ impl Evaluator {
 
     /// The score of `pos` in centipawns from the side to move's point of view.
     /// With a network this computes its accumulators from scratch (a search
-    /// keeps them incrementally instead: [`crate::eval::nnue::AccumulatorStack`]).
+    /// keeps them incrementally instead: [`Evaluator::evaluate_with`]).
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        match &self.network {
-            Some(net) => match self.unarmed_guide(pos) {
-                Some(score) => score,
-                None => self.network_base(pos) + crate::eval::nnue::evaluate_fresh(net, pos),
-            },
-            None => self.linear(pos),
+        self.evaluate_with(pos, None)
+    }
+
+    /// The score of `pos` in centipawns from the side to move's point of
+    /// view, and the one place that chooses how: without a network the
+    /// linear evaluation; with one, the linear score where a side is unarmed
+    /// (`unarmed_guide`), else the network's output on its base
+    /// (`network_base`). The network reads the accumulators of `kept`, a
+    /// search's stack and the ply of `pos` (brought up to date there), or
+    /// without it computes them from scratch.
+    #[inline]
+    pub fn evaluate_with(&self, pos: &Position, kept: Option<(&mut AccumulatorStack, usize)>) -> i32 {
+        let Some(net) = &self.network else {
+            return self.linear(pos);
+        };
+        if let Some(score) = self.unarmed_guide(pos) {
+            return score;
         }
+        let output = match kept {
+            Some((stack, ply)) => {
+                let score = stack.evaluate(net, &self.features, ply, pos.side_to_move());
+                // Unit tests check every incremental evaluation against a fresh one.
+                #[cfg(test)]
+                assert_eq!(score, evaluate_fresh(net, pos), "ply {ply}: {}", pos.to_fen());
+                score
+            }
+            None => evaluate_fresh(net, pos),
+        };
+        output + self.network_base(pos)
     }
 
     /// For a network that scores alone: the linear score when a side holds
@@ -557,7 +579,7 @@ impl Evaluator {
     /// and scales down the score of a side that cannot win. A network on the
     /// linear base has these terms already.
     #[inline]
-    pub fn unarmed_guide(&self, pos: &Position) -> Option<i32> {
+    fn unarmed_guide(&self, pos: &Position) -> Option<i32> {
         if self.network.as_ref().is_none_or(|net| net.header.linear_base) {
             return None;
         }
@@ -593,7 +615,7 @@ impl Evaluator {
     /// What the network's output is added to: the linear score for a
     /// network on the linear base, else 0.
     #[inline]
-    pub fn network_base(&self, pos: &Position) -> i32 {
+    fn network_base(&self, pos: &Position) -> i32 {
         match &self.network {
             Some(net) if net.header.linear_base => self.linear(pos),
             _ => 0,

@@ -224,23 +224,10 @@ impl Search<'_> {
         }
     }
 
-    /// The static evaluation of the position at `ply`, for the side to move:
-    /// the network's from the accumulators kept move by move, else the
-    /// evaluator's.
+    /// The static evaluation of the position at `ply`, for the side to move
+    /// (a network reads the accumulators kept move by move).
     #[inline]
     pub(super) fn evaluate(&mut self, ply: usize) -> i32 {
-        match (&mut self.nnue, self.eval.network()) {
-            (Some(stack), Some(net)) => {
-                if let Some(score) = self.eval.unarmed_guide(self.pos) {
-                    return score;
-                }
-                let score = stack.evaluate(net, self.eval.features(), ply, self.pos.side_to_move());
-                // Unit tests check every incremental evaluation against a fresh one.
-                #[cfg(test)]
-                assert_eq!(score, crate::eval::nnue::evaluate_fresh(net, self.pos), "ply {ply}: {}", self.pos.to_fen());
-                score + self.eval.network_base(self.pos)
-            }
-            _ => self.eval.evaluate(self.pos),
-        }
+        self.eval.evaluate_with(self.pos, self.nnue.as_mut().map(|stack| (stack, ply)))
     }
 }

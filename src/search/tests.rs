@@ -28,7 +28,7 @@ fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) 
     search_reporting(variant, fen, limits, &mut |_| {})
 }
 
-/// A search with a network in every variant: `Search::evaluate` checks
+/// A search with a network in every variant: `Evaluator::evaluate_with` checks
 /// each incremental evaluation against a fresh one under test, so this
 /// walks make, unmake, null moves, drops, swaps and succession through
 /// thousands of nodes each.

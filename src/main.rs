@@ -57,9 +57,9 @@ enum Command {
         #[arg(long)]
         chess960: bool,
     },
-    /// Validate a variant file and print every error.
+    /// Check a variant file (.var: every error printed), a network (.nnue) or training data (.data).
     Check {
-        /// The `.var` file.
+        /// The `.var`, `.nnue` or `.data` file.
         file: PathBuf,
     },
     /// List the loaded variants.
@@ -68,7 +68,7 @@ enum Command {
     Match(menagerie::matches::cli::MatchArgs),
     /// Play against menagerie (or another engine, or a random mover) in the terminal.
     Play(menagerie::play::terminal::PlayArgs),
-    /// Analyse a position (MultiPV), judge whole games of a PGN file, or run an EPD test suite.
+    /// Analyse a position (MultiPV), analyse every move of the games of a PGN file, or run an EPD test suite.
     #[command(alias = "analyze")]
     Analyse(menagerie::play::analyse::AnalyseArgs),
     /// Score the games of match PGN files (W/D/L, Elo, pentanomial pairs, SPRT).

@@ -1,14 +1,16 @@
-//! `menagerie analyse --pgn` judges whole games move by move and writes them
+//! `menagerie analyse --pgn` analyses whole games move by move and writes them
 //! back as annotated PGN that the project's reader replays to the same moves
 //! (a Clash 1 game of 40 moves, a Clockwork game with drops), marks a planted
 //! blunder `??`; `--json` gives the same for scripts; `--epd` runs a test
 //! suite and counts the solved positions, with menagerie in-process or over
 //! UCI. Errors are one line with a non-zero exit.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
+use common::{output_or_hang, TempDir};
 use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, replay};
 use serde_json::Value;
@@ -19,9 +21,10 @@ fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis").join(name).display().to_string()
 }
 
-/// Runs menagerie; success, stdout, stderr.
+/// Runs menagerie; success, stdout, stderr. The work is bounded by nodes or
+/// depth, so only a hang ends it early.
 fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(BIN).args(args).output().expect("run menagerie");
+    let out = output_or_hang(Command::new(BIN).args(args), &format!("menagerie {}", args.join(" ")));
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.success(), text(&out.stdout), text(&out.stderr))
 }
@@ -35,16 +38,13 @@ fn replayed_moves(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Annotates `file` at a small node limit, within a minute, and checks the
-/// output: the same games and moves, a score after every move, the annotator
-/// tag and the summary comment.
+/// Annotates `file` at a small node limit and checks the output: the same
+/// games and moves, a score after every move, the annotator tag and the
+/// summary comment.
 fn annotate_and_read_back(file: &str, variant: &str) -> String {
     let path = data(file);
-    let started = Instant::now();
     let (ok, out, err) = run(&["analyse", "--pgn", &path, "--nodes", "2000"]);
-    let took = started.elapsed();
     assert!(ok, "{err}");
-    assert!(took < Duration::from_secs(60), "{file} took {took:?}");
     let original = std::fs::read_to_string(&path).expect("fixture");
     let before = replayed_moves(&original);
     let after = replayed_moves(&out);
@@ -108,8 +108,7 @@ fn a_planted_blunder_is_marked_and_the_better_move_given() {
 
 #[test]
 fn output_file_gets_the_pgn_and_stdout_the_summaries() {
-    let dir = std::env::temp_dir().join(format!("menagerie-analysis-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("analysis");
     let file = dir.join("out.pgn");
     let path = file.display().to_string();
     let (ok, out, err) = run(&["analyse", "--pgn", &data("chess-blunder.pgn"), "--nodes", "5000", "--output", &path]);
@@ -117,7 +116,6 @@ fn output_file_gets_the_pgn_and_stdout_the_summaries() {
     assert!(out.starts_with("game 1: White - Black (chess, 7 moves, 1-0)\n  White: "), "{out}");
     let written = std::fs::read_to_string(&file).expect("written");
     assert_eq!(read_pgn(&written)[0].moves.len(), 7);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -150,8 +148,7 @@ fn a_test_suite_reports_what_it_solved() {
 
 #[test]
 fn bad_input_is_a_one_line_error() {
-    let dir = std::env::temp_dir().join(format!("menagerie-analysis-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("analysis-bad");
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
         std::fs::write(&p, text).expect("write");
@@ -176,5 +173,4 @@ fn bad_input_is_a_one_line_error() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.contains(expected), "{args:?}: {err:?} lacks {expected:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -445,3 +445,26 @@ fn the_checker_reports_planted_violations() {
     assert_eq!(cycles.len(), 1, "{cycles:#?}");
     assert!(cycles[0].contains("import cycle in `front`"), "{}", cycles[0]);
 }
+
+/// The checker on the real tree: one upward import planted in memory into
+/// `board/position.rs` (the engine from the board) is the one error reported,
+/// named with its file, line and both layers.
+#[test]
+fn a_planted_upward_import_in_the_real_tree_fails() {
+    let doc = fs::read_to_string(root().join("docs/architecture.md")).expect("docs/architecture.md exists");
+    let height = heights(&read_layers(&doc).expect("the layer block reads")).expect("each module has one layer");
+    let mut files = load(&root());
+    assert!(layer_violations(&files, &height).is_empty(), "the tree itself must be clean for this test");
+    let (file, code) = files
+        .iter_mut()
+        .find(|(f, _)| f.module == ["board", "position"])
+        .expect("src/board/position.rs is a library file");
+    let planted_line = code.lines().count() + 1;
+    code.push_str("\nuse crate::engine::Engine;\n");
+    let path = file.path.display().to_string();
+    let errors = layer_violations(&files, &height);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let expected = format!("{path}:{planted_line}: `board` (layer");
+    assert!(errors[0].starts_with(&expected), "{} (expected to start with {expected})", errors[0]);
+    assert!(errors[0].contains("uses `engine`") && errors[0].ends_with("a higher layer"), "{}", errors[0]);
+}

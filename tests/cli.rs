@@ -2,7 +2,11 @@
 //! a non-zero exit for unknown variants, bad FENs, illegal moves and broken
 //! variant files.
 
+mod common;
+
 use std::process::Command;
+
+use common::TempDir;
 
 fn run(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_menagerie")).args(args).output().expect("run menagerie");
@@ -119,8 +123,7 @@ fn illegal_and_malformed_moves_are_errors() {
 
 #[test]
 fn broken_variant_file_is_reported_with_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("menagerie-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("cli");
     let file = dir.join("bad.var");
     std::fs::write(&file, "name bad\nboard 8x8\nstart 4k3/8/8/8/8/8/8/4K3 w - - 0 1\npiece K king 0 K\npiece Z zed 100 fmWX\nroyal K\nfrobnicate yes\n")
         .expect("write");
@@ -132,7 +135,6 @@ fn broken_variant_file_is_reported_with_line_and_column() {
     assert_one_line_error(&["--variants", path, "variants"], "bad.var:5:20");
     let (ok, out, _) = run(&["check", concat!(env!("CARGO_MANIFEST_DIR"), "/variants/clash5.var")]);
     assert!(ok, "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `menagerie play` names the men in hand and lists the variant's pieces on `legend`.

@@ -2,9 +2,12 @@
 //! damaged or foreign file is a one-line error, and shards made apart
 //! concatenate into exactly the positions one run makes.
 
+mod common;
+
 use std::process::Command;
 use std::sync::Arc;
 
+use common::TempDir;
 use menagerie::board::position::Position;
 use menagerie::board::registry::Registry;
 use menagerie::eval::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record, Records};
@@ -135,8 +138,7 @@ fn datagen(dir: &std::path::Path, extra: &[&str], out: &str) -> Vec<u8> {
 
 #[test]
 fn shards_concatenate_into_the_positions_of_one_run() {
-    let dir = std::env::temp_dir().join(format!("menagerie-datagen-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("datagen");
     let whole = datagen(&dir, &["--threads", "2"], "whole.data");
     let mut joined = datagen(&dir, &["--shard", "0/2", "--threads", "1"], "a.data");
     joined.extend(datagen(&dir, &["--shard", "1/2", "--threads", "2"], "b.data"));
@@ -149,7 +151,6 @@ fn shards_concatenate_into_the_positions_of_one_run() {
     for i in 0..whole.len() {
         assert_eq!(contents(&whole.record(i)), contents(&joined.record(i)), "record {i}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 
     let refused = Command::new(env!("CARGO_BIN_EXE_menagerie"))
         .args(["datagen", "--variant", "chess", "--shard", "2/2"])
@@ -167,8 +168,7 @@ fn shards_concatenate_into_the_positions_of_one_run() {
 /// check; a truncated network is a one-line error.
 #[test]
 fn datagen_train_and_check_a_user_variant() {
-    let dir = std::env::temp_dir().join(format!("menagerie-train-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("train");
     let variants = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants");
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_menagerie")).arg("--variants").arg(variants).args(args).output().expect("runs")
@@ -243,5 +243,4 @@ fn datagen_train_and_check_a_user_variant() {
     let message = String::from_utf8_lossy(&broken.stderr);
     assert!(!broken.status.success());
     assert!(message.contains("truncated") && message.trim().lines().count() == 1, "{message}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

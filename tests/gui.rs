@@ -604,7 +604,7 @@ fn clocks_resignation_and_draw_offers() {
 }
 
 #[test]
-fn analyse_game_judges_every_move() {
+fn analyse_game_marks_every_move() {
     count_panics();
     let server = start_server();
     let addr = server.addr();

@@ -640,7 +640,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     browser.click("#review");
     let deadline = Instant::now() + Duration::from_secs(120);
     while browser.js("return !document.getElementById('graph-box').hidden") != Value::Bool(true) {
-        assert!(Instant::now() < deadline, "the game analysis took too long");
+        assert!(Instant::now() < deadline, "no analysis graph within 120 s: the review hangs");
         thread::sleep(Duration::from_millis(200));
     }
     if browser.js("return !!document.querySelector('#graph circle.m-blunder, #graph circle.m-mistake')")

@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::require_tool;
+use common::{output_or_hang, require_tool, wait_or_hang, TempDir, HANG_SECS};
 use menagerie::board::position::Position;
 use menagerie::board::registry::Registry;
 use menagerie::game::pgn::{read_pgn, PgnGame};
@@ -20,12 +20,6 @@ use menagerie::game::san::parse_san;
 use menagerie::rules::moves::MoveList;
 
 const BIN: &str = env!("CARGO_BIN_EXE_menagerie");
-
-fn temp_pgn(name: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("menagerie-test-{}-{name}.pgn", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 fn script(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines").join(name);
@@ -47,7 +41,7 @@ fn run_match(engines: &[Vec<String>], extra: &[&str], pgn: &Path) -> Output {
         cmd.arg("--engine").args(e);
     }
     cmd.args(extra);
-    let out = cmd.output().expect("run menagerie match");
+    let out = output_or_hang(&mut cmd, "menagerie match");
     assert!(out.status.success(), "match failed: {}", String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -79,7 +73,8 @@ fn games_in(path: &Path) -> Vec<PgnGame> {
 }
 
 fn broken_engine_case(script_name: &str, tc: &str, termination: &str, reason: &str) {
-    let pgn = temp_pgn(script_name);
+    let dir = TempDir::new("match");
+    let pgn = dir.join(format!("{script_name}.pgn"));
     let broken = vec![format!("cmd={}", script(script_name)), "name=broken".to_string()];
     let out = run_match(&[broken, random(1, false)], &["--games", "2", "--tc", tc, "--timemargin", "50"], &pgn);
     let games = games_in(&pgn);
@@ -93,7 +88,6 @@ fn broken_engine_case(script_name: &str, tc: &str, termination: &str, reason: &s
     assert!(text.contains(reason), "reason {reason:?} missing in\n{text}");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains(&format!("{termination} 2")), "{summary}");
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
@@ -114,7 +108,8 @@ fn exiting_engine_is_abandoned() {
 #[test]
 fn garbage_output_is_abandoned_not_a_panic() {
     broken_engine_case("garbage.sh", "nodes=100", "abandoned", "empty bestmove");
-    let pgn = temp_pgn("garbage-xboard");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("garbage-xboard.pgn");
     let junk =
         vec![format!("cmd={}", script("garbage-xboard.sh")), "proto=xboard".to_string(), "name=broken".to_string()];
     run_match(&[junk, random(2, false)], &["--games", "2", "--tc", "nodes=100"], &pgn);
@@ -124,12 +119,12 @@ fn garbage_output_is_abandoned_not_a_panic() {
         assert_eq!(g.tag("Termination"), Some("abandoned"), "{g:?}");
         assert!(g.last_comment.as_deref().is_some_and(|c| c.contains("empty move")), "{g:?}");
     }
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
 fn resignation_is_normal() {
-    let pgn = temp_pgn("resign");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("resign.pgn");
     let resigns = vec![format!("cmd={}", script("resigns.sh")), "proto=xboard".to_string(), "name=broken".to_string()];
     run_match(&[resigns, random(2, false)], &["--games", "2", "--tc", "nodes=100"], &pgn);
     let games = games_in(&pgn);
@@ -138,7 +133,6 @@ fn resignation_is_normal() {
         assert_eq!(g.tag("Termination"), Some("normal"));
         assert_eq!(g.result, if g.tag("White") == Some("broken") { "0-1" } else { "1-0" });
     }
-    let _ = std::fs::remove_file(&pgn);
 }
 
 /// True when `BIN ARG` answers `probe` with a line containing `expect`
@@ -193,7 +187,8 @@ fn every_variant_uci_against_xboard_replays() {
     let registry = Registry::builtin();
     let engines = protocol_pair();
     for name in registry.names() {
-        let pgn = temp_pgn(&format!("variant-{name}"));
+        let dir = TempDir::new("match");
+        let pgn = dir.join(format!("variant-{name}.pgn"));
         let out = run_match(
             &engines,
             &[
@@ -221,7 +216,6 @@ fn every_variant_uci_against_xboard_replays() {
             assert!(termination == "normal" || termination == "adjudication", "{name}: {g:?}");
             replay(&registry, g);
         }
-        let _ = std::fs::remove_file(&pgn);
     }
 }
 
@@ -245,7 +239,8 @@ fn failing_match(engines: &[Vec<String>], extra: &[&str]) -> String {
 #[test]
 fn clockwork_over_xboard_under_its_own_name() {
     let registry = Registry::builtin();
-    let pgn = temp_pgn("clockwork-xboard");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("clockwork-xboard.pgn");
     let engines = [
         vec![format!("cmd={BIN} uci"), "name=menagerie-uci".to_string()],
         vec![format!("cmd={BIN} xboard"), "proto=xboard".to_string(), "name=menagerie-xboard".to_string()],
@@ -268,7 +263,6 @@ fn clockwork_over_xboard_under_its_own_name() {
         assert!(g.moves.len() > 4, "{g:?}");
         replay(&registry, g);
     }
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
@@ -294,10 +288,10 @@ fn an_engine_that_refuses_a_variant_is_named_with_what_it_offers() {
         );
     }
     // What it offers plays.
-    let pgn = temp_pgn("refuser-capablanca");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("refuser-capablanca.pgn");
     run_match(&[refuser(""), random(1, false)], &[&["--variant", "capablanca"][..], &tc[..]].concat(), &pgn);
     assert_eq!(games_in(&pgn).len(), 2);
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
@@ -322,7 +316,8 @@ fn a_missing_engine_command_is_named() {
 #[test]
 fn openings_file_and_sprt() {
     let registry = Registry::builtin();
-    let pgn = temp_pgn("relocation");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("relocation.pgn");
     let epd = Path::new(env!("CARGO_MANIFEST_DIR")).join("variants/relocation-arrays.epd");
     let out = run_match(
         &[random(5, false), random(6, false)],
@@ -365,28 +360,28 @@ fn openings_file_and_sprt() {
         .expect("run menagerie score");
     assert!(rescored.status.success(), "{}", String::from_utf8_lossy(&rescored.stderr));
     assert_eq!(String::from_utf8_lossy(&rescored.stdout), summary);
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
 fn score_rejects_missing_and_empty_files() {
-    let missing = temp_pgn("missing");
+    let dir = TempDir::new("match");
+    let missing = dir.join("missing.pgn");
     let out = Command::new(BIN).arg("score").arg(&missing).output().expect("run menagerie score");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot read") && err.lines().count() == 1, "{err}");
-    let empty = temp_pgn("empty");
+    let empty = dir.join("empty.pgn");
     std::fs::write(&empty, "[Event \"x\"]\n\n{no result\n").expect("write PGN");
     let out = Command::new(BIN).arg("score").arg(&empty).output().expect("run menagerie score");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: no finished game"));
-    let _ = std::fs::remove_file(&empty);
 }
 
 #[test]
 fn interrupt_stops_cleanly() {
-    let pgn = temp_pgn("interrupt");
-    let child = Command::new(BIN)
+    let dir = TempDir::new("match");
+    let pgn = dir.join("interrupt.pgn");
+    let mut child = Command::new(BIN)
         .arg("match")
         .arg("--quiet")
         .arg("--pgn")
@@ -402,18 +397,24 @@ fn interrupt_stops_cleanly() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn match");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Interrupted once a game is written, however long that takes.
+    let deadline = Instant::now() + Duration::from_secs(HANG_SECS);
+    while std::fs::read_to_string(&pgn).map_or(true, |text| read_pgn(&text).is_empty()) {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no game written within {HANG_SECS} s: the match hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let status = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().expect("kill");
     assert!(status.success());
-    let started = Instant::now();
-    let out = child.wait_with_output().expect("wait");
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = wait_or_hang(child, "the match after SIGINT");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("Stopped early"), "{summary}");
     let played = games_in(&pgn).len();
     assert!(played > 0);
     assert!(summary.contains(&format!("Games {played}/100000")), "{played} games in PGN; {summary}");
-    let _ = std::fs::remove_file(&pgn);
 }
 
 #[test]
@@ -424,7 +425,8 @@ fn capablanca_against_fairymax() {
         .ok_or_else(|| "not installed (apt-get install fairymax)".to_string());
     let Some(fairymax) = require_tool("fairymax", found) else { return };
     let registry = Registry::builtin();
-    let pgn = temp_pgn("fairymax");
+    let dir = TempDir::new("match");
+    let pgn = dir.join("fairymax.pgn");
     let fm = vec![format!("cmd={fairymax}"), "proto=xboard".to_string(), "name=Fairy-Max".to_string()];
     // menagerie's own engine when this build (or $MENAGERIE_MATCH_ENGINE) has it, else the random mover.
     let bin = std::env::var("MENAGERIE_MATCH_ENGINE").unwrap_or_else(|_| BIN.to_string());
@@ -464,7 +466,6 @@ fn capablanca_against_fairymax() {
     }
     assert!(summary.contains("Games 20/20"), "{summary}");
     eprintln!("{summary}");
-    let _ = std::fs::remove_file(&pgn);
 
     // Fairy-Max says "not supported" to Clockwork: the match stops, naming it and what it offers.
     let fm = vec![format!("cmd={fairymax}"), "proto=xboard".to_string(), "name=Fairy-Max".to_string()];
@@ -544,8 +545,9 @@ fn a_game_reaching_a_dead_position_ends_drawn() {
     // From each opening every legal move takes the checking queen, into a
     // dead position: K v K, or K+B v K (the king or the bishop takes).
     let registry = Registry::builtin();
-    let pgn = temp_pgn("dead");
-    let openings = std::env::temp_dir().join(format!("menagerie-test-{}-dead.epd", std::process::id()));
+    let dir = TempDir::new("match");
+    let pgn = dir.join("dead.pgn");
+    let openings = dir.join("dead.epd");
     std::fs::write(&openings, "7k/8/8/8/8/8/1q6/K7 w - - 0 1\n7k/8/8/8/8/8/1q6/K1B5 w - - 0 1\n")
         .expect("write openings");
     let extra = ["--games", "4", "--tc", "nodes=100", "--openings", openings.to_str().unwrap_or_default()];
@@ -561,15 +563,12 @@ fn a_game_reaching_a_dead_position_ends_drawn() {
     }
     // The same against menagerie's own engine over UCI, which still answers with a move.
     let own = vec![format!("cmd={BIN} uci"), "name=menagerie".to_string()];
-    let pgn2 = temp_pgn("dead-own");
+    let pgn2 = dir.join("dead-own.pgn");
     run_match(&[own, random(9, false)], &extra, &pgn2);
     for g in &games_in(&pgn2) {
         assert_eq!((g.result.as_str(), g.tag("Termination")), ("1/2-1/2", Some("normal")), "{g:?}");
         assert_eq!(g.last_comment.as_deref(), Some("Draw by dead position"), "{g:?}");
     }
-    let _ = std::fs::remove_file(&pgn);
-    let _ = std::fs::remove_file(&pgn2);
-    let _ = std::fs::remove_file(&openings);
 }
 
 #[test]

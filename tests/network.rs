@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::Engine;
+use common::{Engine, TempDir};
 use menagerie::board::position::Place;
 use menagerie::board::registry::Registry;
 use menagerie::eval::nnue::network::{Activation, FloatNetwork};
@@ -49,9 +49,8 @@ fn material_network_of(v: &std::sync::Arc<menagerie::rules::variant::Variant>) -
     file::write(&net.quantize())
 }
 
-fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("menagerie-network-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+/// Writes `bytes` to `name` in `dir`; returns the path.
+fn temp_file(dir: &TempDir, name: &str, bytes: &[u8]) -> std::path::PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).expect("write");
     path
@@ -67,7 +66,8 @@ fn depth_one_score(s: &mut Engine) -> i32 {
 
 #[test]
 fn a_material_network_scores_material_through_uci() {
-    let chess_net = temp_file("chess.nnue", &material_network("chess"));
+    let dir = TempDir::new("network");
+    let chess_net = temp_file(&dir, "chess.nnue", &material_network("chess"));
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| {
@@ -117,10 +117,11 @@ fn bad_and_foreign_networks_are_one_line_errors() {
     let centaur = registry
         .load_file(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/variants/centaur.var")))
         .expect("centaur.var loads");
-    let centaur_net = temp_file("centaur.nnue", &material_network_of(&centaur));
+    let dir = TempDir::new("network");
+    let centaur_net = temp_file(&dir, "centaur.nnue", &material_network_of(&centaur));
     let mut truncated = material_network("chess");
     truncated.truncate(truncated.len() - 7);
-    let truncated = temp_file("truncated.nnue", &truncated);
+    let truncated = temp_file(&dir, "truncated.nnue", &truncated);
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "uciok", |l| l == "uciok");
@@ -143,7 +144,8 @@ fn bad_and_foreign_networks_are_one_line_errors() {
 #[test]
 fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
     // Cute Chess sends `EvalFile` before `UCI_Variant`.
-    let capa_net = temp_file("capablanca-first.nnue", &material_network("capablanca"));
+    let dir = TempDir::new("network");
+    let capa_net = temp_file(&dir, "capablanca-first.nnue", &material_network("capablanca"));
     let mut s = Engine::start(&["uci"]);
     s.send("uci");
     s.expect(5, "uciok", |l| l == "uciok");
@@ -167,8 +169,7 @@ fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
 
 #[test]
 fn a_network_beside_a_variant_file_loads_with_it_and_check_validates_it() {
-    let dir = std::env::temp_dir().join(format!("menagerie-beside-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("beside");
     let var = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/chess.var")).expect("chess.var");
     std::fs::write(dir.join("mychess.var"), var.replace("name        chess", "name        mychess")).expect("var");
     std::fs::write(dir.join("mychess.nnue"), material_network("chess")).expect("nnue");

@@ -2,13 +2,15 @@
 //! moves and consistent `info` counts under `Threads 2`, the `go nodes`
 //! budget shared by all threads, `stop` during `go infinite` with three
 //! threads, and XBoard's `cores`. (The exact node total of a shared budget is
-//! checked in `smp.rs`, where the search's result can be seen.)
+//! checked in `smp.rs`, where the search's result can be seen.) Searches are
+//! bounded by depth, nodes or the engine's own clock; a deadline only catches
+//! a hang, and speed is left to the benchmarks.
 
 mod common;
 
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Engine;
 use menagerie::board::position::Position;
@@ -39,10 +41,10 @@ fn info_numbers(line: &str) -> Option<(u64, u64, u64, u64)> {
 
 /// Sends `go`, reads until `bestmove`, checks the move is legal after `moves`
 /// and returns the numbers of every `info depth` line.
-fn search(s: &mut Engine, go: &str, moves: &str, secs: u64) -> Vec<(u64, u64, u64, u64)> {
+fn search(s: &mut Engine, go: &str, moves: &str) -> Vec<(u64, u64, u64, u64)> {
     s.send(&format!("position startpos moves {moves}"));
     s.send(go);
-    let lines = s.read_until(secs, "bestmove", |l| l.starts_with("bestmove "));
+    let lines = s.read_until_or_hang(&format!("bestmove after {go}"), |l| l.starts_with("bestmove "));
     let best = lines.last().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("").to_string();
     let registry = Registry::builtin();
     let mut pos = Position::startpos(Arc::clone(&registry.get("chess").expect("chess ships"))).expect("start");
@@ -54,15 +56,18 @@ fn search(s: &mut Engine, go: &str, moves: &str, secs: u64) -> Vec<(u64, u64, u6
     lines.iter().filter(|l| l.starts_with("info depth ")).filter_map(|l| info_numbers(l)).collect()
 }
 
-/// Node counts grow, agree with nps and time, and stay below what two threads
-/// could search at 20 M nodes/s each (a count of garbage would not).
+/// More nodes than any search of these tests reaches before the hang guard
+/// (a wrapped or uninitialised counter passes it).
+const GARBAGE_NODES: u64 = 1_000_000_000;
+
+/// Node counts grow, agree with nps and time, and are not garbage.
 fn assert_sane(go: &str, infos: &[(u64, u64, u64, u64)]) {
     assert!(!infos.is_empty(), "{go}: no info lines");
     let mut last_nodes = 0;
     for &(depth, nodes, nps, time) in infos {
         assert!(nodes > 0 && nodes >= last_nodes, "{go}: depth {depth} nodes {nodes} after {last_nodes}");
         assert_eq!(nps, nodes * 1000 / time.max(1), "{go}: depth {depth}");
-        assert!(nodes <= 40_000 * (time + 10), "{go}: {nodes} nodes in {time} ms");
+        assert!(nodes < GARBAGE_NODES, "{go}: depth {depth} reports {nodes} nodes");
         last_nodes = nodes;
     }
 }
@@ -70,14 +75,14 @@ fn assert_sane(go: &str, infos: &[(u64, u64, u64, u64)]) {
 #[test]
 fn two_threads_give_legal_moves_and_sane_counts() {
     let mut s = uci_with_threads(2);
-    let infos = search(&mut s, "go depth 8", MOVES, 60);
+    let infos = search(&mut s, "go depth 8", MOVES);
     assert_sane("go depth 8", &infos);
     assert_eq!(infos.last().map(|i| i.0), Some(8), "the main thread finishes depth 8");
 
-    let asked = Instant::now();
-    let infos = search(&mut s, "go movetime 300", MOVES, 10);
+    // The engine's clock ends this search; one that ignored movetime would
+    // run into the hang guard.
+    let infos = search(&mut s, "go movetime 300", MOVES);
     assert_sane("go movetime 300", &infos);
-    assert!(asked.elapsed() < Duration::from_millis(1500), "movetime 300 took {:?}", asked.elapsed());
     s.quit("quit");
 }
 
@@ -85,7 +90,7 @@ fn two_threads_give_legal_moves_and_sane_counts() {
 fn two_threads_share_the_node_budget() {
     let mut s = uci_with_threads(2);
     let limit = 50_000;
-    let infos = search(&mut s, &format!("go nodes {limit}"), MOVES, 20);
+    let infos = search(&mut s, &format!("go nodes {limit}"), MOVES);
     assert_sane("go nodes", &infos);
     let reported = infos.last().map_or(0, |i| i.1);
     // A report comes only after a finished iteration, so it may fall short
@@ -102,30 +107,24 @@ fn helper_threads(s: &Engine) -> Option<usize> {
 }
 
 #[test]
-fn stop_ends_an_infinite_search_on_three_threads_promptly() {
+fn stop_ends_an_infinite_search_on_three_threads() {
     let mut s = uci_with_threads(3);
-    // Other tests run engines in parallel on few cores, so a scheduling delay
-    // may hide the engine's own speed: the best of three tries counts.
-    let mut fastest = Duration::MAX;
-    for _ in 0..3 {
+    // Twice: the helpers of the first search are gone and come back for the second.
+    for _ in 0..2 {
         s.send("position startpos");
         s.send("go infinite");
         thread::sleep(Duration::from_millis(300));
         if let Some(helpers) = helper_threads(&s) {
             assert_eq!(helpers, 2, "Threads 3 searches with two helpers");
         }
-        let asked = Instant::now();
         s.send("stop");
-        s.expect_prefix(2, "bestmove ");
-        fastest = fastest.min(asked.elapsed());
+        let line = s.read_until_or_hang("bestmove after stop", |l| l.starts_with("bestmove ")).pop();
+        let best = line.as_deref().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("");
+        assert!(!best.is_empty() && best != "0000", "a stopped search still names a move: {line:?}");
         if let Some(helpers) = helper_threads(&s) {
             assert_eq!(helpers, 0, "helpers are joined before bestmove");
         }
-        if fastest < Duration::from_millis(50) {
-            break;
-        }
     }
-    assert!(fastest < Duration::from_millis(50), "stop answered after {fastest:?}");
     s.send("isready");
     s.expect(5, "readyok", |l| l == "readyok");
     s.quit("quit");
@@ -148,7 +147,7 @@ fn threads_out_of_bounds_are_refused_and_xboard_cores_search() {
     x.send("new");
     x.send("sd 6");
     x.send("go");
-    x.expect_prefix(20, "move ");
+    x.read_until_or_hang("move after sd 6", |l| l.starts_with("move "));
     x.send("cores 0");
     x.expect_prefix(5, "Error");
     x.quit("quit");

@@ -1,14 +1,14 @@
 //! FEN in and out for every board size: multi-digit empty runs (`10`),
 //! holdings in brackets (`[Qp]`), X-FEN and Shredder-FEN castling, and the
 //! relocation field (7th) for positions inside a setup phase. Reading is two
-//! steps: [`Setup::parse`] reads the text, [`Position::from_setup`] checks the rules.
+//! steps: [`FenFields::parse`] reads the text, [`Position::from_fields`] checks the rules.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::board::capacity::move_bound;
 use crate::board::position::{Position, NO_SQUARE};
-use crate::rules::geometry::Square;
+use crate::rules::geometry::{offset, Square};
 use crate::rules::moves::MAX_MOVES;
 use crate::rules::piece::{Cell, Color, PieceKind};
 use crate::rules::variant::Variant;
@@ -183,10 +183,11 @@ fn lowest_rank(variant: &Variant, color: Color, kind: PieceKind) -> Option<u8> {
 }
 
 /// A FEN read into its fields for a variant's board and letters, before any
-/// rule is checked (after shakmaty's `Setup`): [`Position::from_setup`]
+/// rule is checked (shakmaty calls this `Setup`, a word taken here by the
+/// setup phase): [`Position::from_fields`]
 /// turns it into a position or says which rule it breaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setup {
+pub struct FenFields {
     /// The men on the board.
     pub men: Vec<(Square, Cell)>,
     /// The holdings field as written (without brackets), if the FEN has one.
@@ -208,10 +209,10 @@ pub struct Setup {
     pub setup_pending: Option<(u8, String)>,
 }
 
-impl Setup {
+impl FenFields {
     /// Reads the fields of `fen` for `variant`'s board and letters; missing
     /// fields take their defaults (White to move, no rights, clocks 0 and 1).
-    pub fn parse(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
+    pub fn parse(variant: &Variant, fen: &str) -> Result<FenFields, FenError> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         let Some(&board_field) = fields.first() else { return Err(FenError::Empty) };
         if fields.len() > 7 {
@@ -242,7 +243,7 @@ impl Setup {
             "-" => None,
             text => Some(variant.shape.parse_square(text).ok_or_else(|| FenError::BadEnPassant(text.to_string()))?),
         };
-        Ok(Setup {
+        Ok(FenFields {
             men,
             holdings: holdings.map(str::to_string),
             hand,
@@ -362,13 +363,13 @@ fn check_royal_count(pos: &Position) -> Result<(), FenError> {
 
 /// Puts the men in hand: only where the variant has hands, never a royal
 /// man, at most 64 of a kind.
-fn place_holdings(pos: &mut Position, setup: &Setup) -> Result<(), FenError> {
-    let Some(h) = setup.holdings.as_deref() else { return Ok(()) };
+fn place_holdings(pos: &mut Position, fields: &FenFields) -> Result<(), FenError> {
+    let Some(h) = fields.holdings.as_deref() else { return Ok(()) };
     let variant = Arc::clone(pos.variant());
     if !variant.hands && !h.is_empty() && h != "-" {
         return Err(FenError::BadHoldings(h.to_string()));
     }
-    for &(color, kind) in &setup.hand {
+    for &(color, kind) in &fields.hand {
         if Some(kind) == variant.royal {
             return Err(FenError::BadHoldings(h.to_string()));
         }
@@ -447,8 +448,8 @@ impl Position {
         Position::from_fen(variant, &fen)
     }
 
-    /// Parses a FEN for `variant`: [`Setup::parse`] reads its fields, then
-    /// [`Position::from_setup`] checks them against the rules.
+    /// Parses a FEN for `variant`: [`FenFields::parse`] reads its fields, then
+    /// [`Position::from_fields`] checks them against the rules.
     ///
     /// ```
     /// use menagerie::board::registry::Registry;
@@ -459,18 +460,18 @@ impl Position {
     /// assert_eq!(pos.to_fen(), "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1");
     /// ```
     pub fn from_fen(variant: Arc<Variant>, fen: &str) -> Result<Position, FenError> {
-        let setup = Setup::parse(&variant, fen)?;
-        Position::from_setup(variant, &setup)
+        let fields = FenFields::parse(&variant, fen)?;
+        Position::from_fields(variant, &fields)
     }
 
-    /// The position `setup` describes, once it is legal in `variant`: one
+    /// The position `fields` describes, once it is legal in `variant`: one
     /// royal man a side, no man on a rank it cannot stand on, holdings only
     /// where the variant has hands, castling rights for rooks that are there,
     /// a setup field that fits the side to move, the side not to move not in
     /// check, and no more moves than a move list holds.
-    pub fn from_setup(variant: Arc<Variant>, setup: &Setup) -> Result<Position, FenError> {
+    pub fn from_fields(variant: Arc<Variant>, fields: &FenFields) -> Result<Position, FenError> {
         let mut pos = Position::empty(Arc::clone(&variant));
-        for &(sq, cell) in &setup.men {
+        for &(sq, cell) in &fields.men {
             pos.board[sq.index()] = cell;
             if Some(cell.kind()) == variant.royal {
                 pos.kings[cell.color()] = sq;
@@ -478,12 +479,12 @@ impl Position {
         }
         check_men_that_promote(&pos)?;
         check_royal_count(&pos)?;
-        place_holdings(&mut pos, setup)?;
-        pos.side = setup.side;
-        place_castling_rights(&mut pos, &setup.castling)?;
-        pos.st.halfmove = setup.halfmove;
-        pos.st.fullmove = setup.fullmove;
-        if let Some((pending, field)) = &setup.setup_pending {
+        place_holdings(&mut pos, fields)?;
+        pos.side = fields.side;
+        place_castling_rights(&mut pos, &fields.castling)?;
+        pos.st.halfmove = fields.halfmove;
+        pos.st.fullmove = fields.fullmove;
+        if let Some((pending, field)) = &fields.setup_pending {
             check_setup_field(&pos, *pending, field)?;
             pos.st.setup_pending = *pending;
         }
@@ -493,8 +494,9 @@ impl Position {
         // En passant: accepted after any double step, kept only if a capture is legal.
         pos.st.hash = pos.compute_hash();
         pos.st.live_men = pos.count_live_men();
-        if let Some(ep) = setup.en_passant {
-            let victim = ep.offset((!pos.side).forward() as i16 * 16);
+        if let Some(ep) = fields.en_passant {
+            // The man that stepped twice stands one rank past the square, in its own forward direction.
+            let victim = ep.offset(offset(0, (!pos.side).forward()));
             let victim_cell = pos.board[victim.index()];
             if pos.board[ep.index()].is_empty()
                 && victim_cell.is_color(!pos.side)

@@ -1,11 +1,11 @@
 //! The game's notation and record, below both the arbiter (`tournament`) and
 //! the board (`gui`), and shared with self-play (`tune`): SAN, PGN, the game
 //! record, time controls, openings, adjudication, test suites (EPD) and the
-//! judging of a game move by move.
+//! analysis of a game move by move.
 
 pub mod adjudicate;
+pub mod analysis;
 pub mod epd;
-pub mod judge;
 pub mod openings;
 pub mod pgn;
 pub mod record;

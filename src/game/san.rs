@@ -5,6 +5,7 @@
 
 use crate::board::position::Position;
 use crate::rules::moves::{Move, MoveKind, MoveList};
+use crate::rules::piece::Color;
 
 fn is_pawn_like(pos: &Position, m: Move) -> bool {
     let cell = pos.cell(m.from());
@@ -127,6 +128,40 @@ pub fn parse_san(pos: &mut Position, text: &str) -> Option<Move> {
     pos.parse_move(text).ok()
 }
 
+/// A line of UCI moves from `pos` as SAN, stopping at the first move the
+/// rules reject (an engine's PV may run past the game's end or be garbled).
+pub fn line_to_san(pos: &Position, line: &[String]) -> Vec<String> {
+    let mut p = pos.clone();
+    let mut out = Vec::new();
+    for text in line {
+        let Ok(m) = p.parse_move(text) else { break };
+        out.push(move_to_san(&mut p, m));
+        p.make(m);
+    }
+    out
+}
+
+/// A line given as SAN, with its move numbers, from `pos`
+/// (`14... Nxd5 15. Qxd5`); it stops at a move the rules reject.
+pub fn numbered_line(pos: &Position, line: &[String]) -> String {
+    let mut p = pos.clone();
+    let mut parts = Vec::new();
+    for (i, san) in line.iter().enumerate() {
+        let n = p.state().fullmove;
+        if p.side_to_move() == Color::White {
+            parts.push(format!("{n}."));
+        } else if i == 0 {
+            parts.push(format!("{n}..."));
+        }
+        parts.push(san.clone());
+        match parse_san(&mut p, san) {
+            Some(m) => p.make(m),
+            None => break,
+        }
+    }
+    parts.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +193,17 @@ mod tests {
         let mut pos = Position::startpos(reg.get("capablanca").unwrap()).unwrap();
         assert_eq!(play(&mut pos, "c1d3"), "Ad3");
         assert_eq!(play(&mut pos, "h8g6"), "Cg6");
+    }
+
+    #[test]
+    fn lines_as_san_with_numbers() {
+        let reg = Registry::builtin();
+        let mut pos = Position::startpos(reg.get("chess").unwrap()).unwrap();
+        let m = pos.parse_move("e2e4").unwrap();
+        pos.make(m);
+        let line: Vec<String> = ["e7e5", "g1f3", "b8c6", "zz", "f1b5"].iter().map(|t| t.to_string()).collect();
+        let sans = line_to_san(&pos, &line);
+        assert_eq!(sans, ["e5", "Nf3", "Nc6"]);
+        assert_eq!(numbered_line(&pos, &sans), "1... e5 2. Nf3 Nc6");
     }
 }

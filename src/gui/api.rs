@@ -13,9 +13,9 @@ use serde_json::{json, Map, Value};
 
 use super::hub::Hub;
 use super::session::{refuse, ApiError, Session, MAX_ANALYSIS_LINES};
-use crate::engine::review::{review_game, InProcess, Searcher};
+use crate::engine::analysis::{analyse_game, InProcess, Searcher};
 use crate::eval::catalogue::Catalogue;
-use crate::game::judge::{judged_json, Thresholds};
+use crate::game::analysis::{analysis_json, Thresholds};
 use crate::game::tc::TimeControl;
 use crate::rules::piece::Color;
 use crate::search::Limits;
@@ -31,7 +31,7 @@ const DRAW_THINK_MS: u64 = 300;
 /// The engine accepts a draw when its own score is at most this (centipawns).
 pub const DRAW_ACCEPT_CP: i32 = 0;
 /// "Analyse game": milliseconds per position when the request names no limit.
-const REVIEW_DEFAULT_MS: u64 = 200;
+const GAME_ANALYSIS_DEFAULT_MS: u64 = 200;
 
 /// The server's shared state: the game and the event streams.
 pub struct App {
@@ -39,7 +39,7 @@ pub struct App {
     /// Where searches and changes are announced.
     pub hub: Arc<Hub>,
     /// True while a game analysis runs (one at a time).
-    reviewing: AtomicBool,
+    analysing_game: AtomicBool,
 }
 
 impl App {
@@ -47,7 +47,7 @@ impl App {
     pub fn new(catalogue: Catalogue) -> Option<App> {
         let hub = Arc::new(Hub::default());
         let session = Session::new(catalogue, Arc::clone(&hub))?;
-        Some(App { session: Mutex::new(session), hub, reviewing: AtomicBool::new(false) })
+        Some(App { session: Mutex::new(session), hub, analysing_game: AtomicBool::new(false) })
     }
 
     fn session(&self) -> MutexGuard<'_, Session> {
@@ -100,7 +100,7 @@ pub fn handle(app: &App, method: &str, path: &str, body: &str) -> Reply {
         ("POST", "/api/resign") => resign(app, body),
         ("POST", "/api/draw") => draw(app, body),
         ("POST", "/api/flag") => fields(body, &[]).map(|_| app.session().state_json()),
-        ("POST", "/api/review") => review(app, body),
+        ("POST", "/api/review") => analyse_game_request(app, body),
         (_, "/api/variants" | "/api/state" | "/api/pgn" | "/api/new" | "/api/move" | "/api/undo" | "/api/go")
         | (_, "/api/analyse" | "/api/stop" | "/api/events" | "/api/view" | "/api/resign" | "/api/draw")
         | (_, "/api/flag" | "/api/review") => {
@@ -200,28 +200,31 @@ fn draw(app: &App, body: &str) -> Result<Value, ApiError> {
 }
 
 /// "Analyse game": every position of the game searched to the limit (200 ms
-/// each when none is given) and every move judged, as `menagerie analyse
+/// each when none is given) and every move analysed, as `menagerie analyse
 /// --pgn` does; progress goes to the event streams as `review` events.
-fn review(app: &App, body: &str) -> Result<Value, ApiError> {
+fn analyse_game_request(app: &App, body: &str) -> Result<Value, ApiError> {
     let f = fields(body, &["movetime", "depth", "nodes"])?;
     let movetime = number(&f, "movetime", 1..=MAX_MOVETIME_MS)?;
     let depth = number(&f, "depth", 1..=MAX_DEPTH)?.map(|d| d as u32);
     let nodes = number(&f, "nodes", 1..=u64::MAX >> 1)?;
-    let movetime =
-        if movetime.is_none() && depth.is_none() && nodes.is_none() { Some(REVIEW_DEFAULT_MS) } else { movetime };
+    let movetime = if movetime.is_none() && depth.is_none() && nodes.is_none() {
+        Some(GAME_ANALYSIS_DEFAULT_MS)
+    } else {
+        movetime
+    };
     let limits = Limits { movetime, depth, nodes, ..Limits::default() };
-    let (catalogue, game, version) = app.session().game_for_review()?;
-    if app.reviewing.swap(true, Ordering::SeqCst) {
+    let (catalogue, game, version) = app.session().game_for_analysis()?;
+    if app.analysing_game.swap(true, Ordering::SeqCst) {
         return refuse("a game analysis is already running");
     }
     let hub = Arc::clone(&app.hub);
-    let judged = InProcess::new(catalogue, &[], limits).and_then(|mut engine| {
-        review_game(&mut engine, &game, &Thresholds::LICHESS, &mut |done, total| {
+    let analysis = InProcess::new(catalogue, &[], limits).and_then(|mut engine| {
+        analyse_game(&mut engine, &game, &Thresholds::LICHESS, &mut |done, total| {
             hub.broadcast("review", &json!({ "version": version, "done": done, "total": total }));
         })
     });
-    app.reviewing.store(false, Ordering::SeqCst);
-    let mut value = judged_json(&judged.map_err(ApiError)?);
+    app.analysing_game.store(false, Ordering::SeqCst);
+    let mut value = analysis_json(&analysis.map_err(ApiError)?);
     value["version"] = json!(version);
     value["plies"] = json!(game.moves.len());
     value["uci"] = json!(game.uci_moves());

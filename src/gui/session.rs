@@ -402,8 +402,8 @@ impl Session {
     }
 
     /// The whole game as the rules replay it, for "Analyse game", with the
-    /// catalogue to judge it and the version it belongs to.
-    pub fn game_for_review(&self) -> Result<(Catalogue, Replayed, u64), ApiError> {
+    /// catalogue to analyse it and the version it belongs to.
+    pub fn game_for_analysis(&self) -> Result<(Catalogue, Replayed, u64), ApiError> {
         if self.line.is_empty() {
             return refuse("no moves to analyse");
         }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, Args};
 
+use super::referee::RefereeSettings;
 use super::runner::{run_match, MatchConfig};
 use super::stats::Sprt;
 use crate::board::registry::Registry;
@@ -180,16 +181,18 @@ pub fn match_config(args: &MatchArgs, registry: &Registry) -> Result<MatchConfig
         concurrency: args.concurrency.max(1),
         pgn: args.pgn.clone(),
         sprt,
-        margin: Duration::from_millis(args.timemargin),
-        move_timeout: Duration::from_secs(args.move_timeout.max(1)),
-        max_moves: args.max_moves,
-        draw_rule: match &args.draw {
-            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
-            None => None,
-        },
-        resign_rule: match &args.resign {
-            Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
-            None => None,
+        referee: RefereeSettings {
+            margin: Duration::from_millis(args.timemargin),
+            move_timeout: Duration::from_secs(args.move_timeout.max(1)),
+            max_moves: args.max_moves,
+            draw_rule: match &args.draw {
+                Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+                None => None,
+            },
+            resign_rule: match &args.resign {
+                Some(parts) => Some(parts.join(" ").parse().map_err(|e: AdjudicationError| e.to_string())?),
+                None => None,
+            },
         },
         event: args.event.clone(),
         debug: args.debug,

@@ -28,6 +28,13 @@ pub struct GameSetup {
     pub opening: Vec<String>,
     /// Limits for White and Black.
     pub tc: [TimeControl; 2],
+    /// How the referee times moves and adjudicates.
+    pub referee: RefereeSettings,
+}
+
+/// How the referee times moves and adjudicates, the same for every game of a match.
+#[derive(Clone, Copy, Debug)]
+pub struct RefereeSettings {
     /// Extra time before a flag counts (and before untimed moves time out).
     pub margin: Duration,
     /// How long an engine may think on one move without a clock or movetime.
@@ -70,7 +77,7 @@ impl Ending {
 }
 
 /// A record of a game about to start, without moves or result.
-fn new_record(setup: &GameSetup, names: [&str; 2]) -> GameRecord {
+pub fn new_record(setup: &GameSetup, names: [&str; 2]) -> GameRecord {
     GameRecord {
         white: names[0].to_string(),
         black: names[1].to_string(),
@@ -181,8 +188,8 @@ fn decided(pos: &mut Position, verdict: Option<Verdict>, setup: &GameSetup, plie
         }
         None => {}
     }
-    (setup.max_moves > 0 && plies as u32 >= 2 * setup.max_moves)
-        .then(|| Ending::adjudicated_draw(format!("Draw by adjudication after {} moves", setup.max_moves)))
+    (setup.referee.max_moves > 0 && plies as u32 >= 2 * setup.referee.max_moves)
+        .then(|| Ending::adjudicated_draw(format!("Draw by adjudication after {} moves", setup.referee.max_moves)))
 }
 
 /// How long the player of `index` may think: its clock, else its fixed
@@ -193,7 +200,7 @@ fn move_budget(setup: &GameSetup, clock: &Clock, index: usize) -> Duration {
     } else if let Some(t) = setup.tc[index].movetime {
         t
     } else {
-        setup.move_timeout
+        setup.referee.move_timeout
     }
 }
 
@@ -223,7 +230,7 @@ fn play_moves(
     faults: &mut Faults,
 ) -> Ending {
     let mut clocks = [Clock::new(&setup.tc[0]), Clock::new(&setup.tc[1])];
-    let mut adjudicator = Adjudicator::new(setup.draw_rule, setup.resign_rule);
+    let mut adjudicator = Adjudicator::new(setup.referee.draw_rule, setup.referee.resign_rule);
     let mut verdict: Option<Verdict> = None;
     let mut uci_moves: Vec<String> = record.moves.iter().map(|m| m.uci.clone()).collect();
     let start_ply = pos.ply_count();
@@ -241,7 +248,7 @@ fn play_moves(
             white: us == Color::White,
             clocks: [&clocks[0], &clocks[1]],
             tc: &setup.tc[idx],
-            deadline: started + budget + setup.margin,
+            deadline: started + budget + setup.referee.margin,
         };
         let reply = players[idx].play(&request, stop);
         let used = started.elapsed();
@@ -254,8 +261,8 @@ fn play_moves(
                 return failed_reply(e, us);
             }
         };
-        if !clocks[idx].charge(used, setup.margin)
-            || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.margin)
+        if !clocks[idx].charge(used, setup.referee.margin)
+            || (setup.tc[idx].movetime.is_some() && !clocks[idx].is_timed() && used > budget + setup.referee.margin)
         {
             return Ending::loss(us, Termination::TimeForfeit, format!("{name} loses on time"));
         }

@@ -12,12 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
 
-use super::referee::{play_game, GameSetup};
+use super::referee::{new_record, play_game, GameSetup, RefereeSettings};
 use super::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::board::outcome::Outcome;
-use crate::game::adjudicate::{DrawRule, ResignRule};
 use crate::game::openings::{add_random_plies, Opening, SplitMix64};
 use crate::game::pgn::{write_game, PgnContext};
 use crate::game::record::{GameRecord, Termination};
@@ -52,16 +50,8 @@ pub struct MatchConfig {
     pub pgn: Option<PathBuf>,
     /// Optional SPRT (two engines only), from the first engine's point of view.
     pub sprt: Option<Sprt>,
-    /// Grace time for flags and deadlines.
-    pub margin: Duration,
-    /// Timeout for a move without clock or movetime.
-    pub move_timeout: Duration,
-    /// Draw adjudication after this many moves per side (0 = never).
-    pub max_moves: u32,
-    /// Score-based draw adjudication.
-    pub draw_rule: Option<DrawRule>,
-    /// Score-based loss adjudication.
-    pub resign_rule: Option<ResignRule>,
+    /// How every game is timed and adjudicated.
+    pub referee: RefereeSettings,
     /// PGN `Event`.
     pub event: String,
     /// Echo engine traffic on stderr.
@@ -373,11 +363,7 @@ fn worker(
             start_fen: game.opening.fen.clone(),
             opening: game.opening.moves.clone(),
             tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
-            margin: config.margin,
-            move_timeout: config.move_timeout,
-            max_moves: config.max_moves,
-            draw_rule: config.draw_rule,
-            resign_rule: config.resign_rule,
+            referee: config.referee,
         };
         let started = [
             ensure_engine(&mut running, game.white, specs[0], stop, config.debug),
@@ -408,16 +394,11 @@ fn worker(
                     }
                 }
                 let why: Vec<String> = started.iter().filter_map(|r| r.clone().err()).collect();
-                GameRecord {
-                    white: specs[0].name.clone(),
-                    black: specs[1].name.clone(),
-                    start_fen: game.opening.fen.clone(),
-                    moves: Vec::new(),
-                    outcome: if stop.load(Ordering::Relaxed) { None } else { outcome },
-                    termination: Termination::Abandoned,
-                    reason: format!("{who} failed to start: {}", why.join("; ")),
-                    tc: [specs[0].tc.unwrap_or(config.tc), specs[1].tc.unwrap_or(config.tc)],
-                }
+                let mut record = new_record(&setup, [&specs[0].name, &specs[1].name]);
+                record.outcome = if stop.load(Ordering::Relaxed) { None } else { outcome };
+                record.termination = Termination::Abandoned;
+                record.reason = format!("{who} failed to start: {}", why.join("; "));
+                record
             }
         };
         if results.send((index, record)).is_err() {
@@ -489,6 +470,8 @@ pub fn run_match(config: &MatchConfig, stop: &AtomicBool) -> MatchSummary {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::board::registry::Registry;
 
@@ -509,11 +492,13 @@ mod tests {
             concurrency: 1,
             pgn: None,
             sprt: None,
-            margin: Duration::ZERO,
-            move_timeout: Duration::from_secs(1),
-            max_moves: 0,
-            draw_rule: None,
-            resign_rule: None,
+            referee: RefereeSettings {
+                margin: Duration::ZERO,
+                move_timeout: Duration::from_secs(1),
+                max_moves: 0,
+                draw_rule: None,
+                resign_rule: None,
+            },
             event: "t".to_string(),
             debug: false,
             progress: false,

@@ -4,9 +4,9 @@
 //! point of view, depth, the PV in SAN-like notation with the variant's
 //! letters) or as JSON. The default engine is this program's own `uci`.
 //!
-//! With `--pgn FILE` it judges whole games move by move and writes them back
-//! as annotated PGN ([`crate::engine::review::review_game`]); with `--epd FILE` it
-//! runs a test suite ([`crate::engine::review::run_suite`]). Both search with
+//! With `--pgn FILE` it analyses whole games move by move and writes them back
+//! as annotated PGN ([`crate::engine::analysis::analyse_game`]); with `--epd FILE` it
+//! runs a test suite ([`crate::engine::analysis::run_suite`]). Both search with
 //! menagerie's engine in this process unless `--engine` names a UCI engine.
 
 use std::fmt::Write as _;
@@ -22,17 +22,22 @@ use serde_json::{json, Value};
 
 use crate::board::position::Position;
 use crate::board::registry::Registry;
-use crate::engine::review::{review_game, run_suite, InProcess, Searcher, SuiteResult};
+use crate::engine::analysis::{analyse_game, run_suite, InProcess, Searcher, SuiteResult};
 use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::{analysis_json, annotated_pgn, Probe, Thresholds};
 use crate::game::epd::read_suite;
-use crate::game::judge::{annotated_pgn, judged_json, Probe, Thresholds};
 use crate::game::pgn::{read_pgn, replay};
-use crate::game::san::move_to_san;
+use crate::game::san::{line_to_san, numbered_line};
 use crate::players::uci::{parse_info, InfoLine, UciPlayer};
 use crate::players::{own_uci_command, PlayerError, PlayerProcess, PlayerSpec};
 use crate::rules::piece::Color;
 use crate::rules::variant::Variant;
 use crate::search::Limits;
+
+/// Search time of one position when no limit is given.
+const ONE_POSITION_MS: u64 = 2000;
+/// Search time per position of `--pgn` and `--epd` when no limit is given.
+const PER_POSITION_MS: u64 = 500;
 
 /// `menagerie analyse`: search a position with a UCI engine.
 #[derive(Args, Debug)]
@@ -46,7 +51,7 @@ pub struct AnalyseArgs {
     /// Moves from the position, in UCI text separated by spaces.
     #[arg(long, default_value = "")]
     pub moves: String,
-    /// Judge every game of this PGN file move by move and write it back annotated.
+    /// Analyse every game of this PGN file move by move and write it back annotated.
     #[arg(long, conflicts_with_all = ["fen", "moves", "epd", "multipv"])]
     pub pgn: Option<PathBuf>,
     /// With --pgn: only this game (1-based).
@@ -94,40 +99,6 @@ pub fn parse_info_line(line: &str) -> Option<InfoLine> {
     (fields && (info.score_cp.is_some() || info.mate.is_some() || !info.pv.is_empty())).then_some(info)
 }
 
-/// The PV as SAN with move numbers, stopping at the first move the rules reject.
-fn pv_san(pos: &Position, pv: &[String]) -> Vec<String> {
-    let mut p = pos.clone();
-    let mut out = Vec::new();
-    for text in pv {
-        let Ok(m) = p.parse_move(text) else { break };
-        out.push(move_to_san(&mut p, m));
-        p.make(m);
-    }
-    out
-}
-
-fn numbered(pos: &Position, sans: &[String]) -> String {
-    let mut p = pos.clone();
-    let mut parts = Vec::new();
-    let mut first = true;
-    for san in sans {
-        let n = p.state().fullmove;
-        if p.side_to_move() == Color::White {
-            parts.push(format!("{n}."));
-        } else if first {
-            parts.push(format!("{n}..."));
-        }
-        first = false;
-        parts.push(san.clone());
-        // Advance the copy to keep numbering right (SAN was made from legal moves).
-        match crate::game::san::parse_san(&mut p, san) {
-            Some(m) => p.make(m),
-            None => break,
-        }
-    }
-    parts.join(" ")
-}
-
 /// Score text in pawns from White's point of view (`+0.35`, `-M3`).
 fn score_text(line: &InfoLine, stm: Color) -> String {
     let sign = if stm == Color::White { 1 } else { -1 };
@@ -173,7 +144,7 @@ fn analyse(args: &AnalyseArgs, registry: &Registry) -> Result<String, String> {
     let mut engine = start_engine(args, &variant, &start_fen, &stop)?;
     let position = UciPlayer::position_command(&variant.start_fen, &start_fen, &moves);
     engine.process.send(&position).map_err(|e| e.to_string())?;
-    engine.process.send(&go_command(args)).map_err(|e| e.to_string())?;
+    engine.process.send(&go_command(&requested_limits(args, ONE_POSITION_MS))).map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(args.timeout.max(1));
     let (best, lines) = read_lines(&mut engine.process, deadline, &stop)?;
     let _ = engine.process.send("quit");
@@ -193,12 +164,8 @@ fn start_engine(
         Some(c) => c.clone(),
         None => own_uci_command()?,
     };
-    let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
-    tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
-    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
     let hint = if args.engine.is_none() { " (this build may lack `menagerie uci`; pass --engine CMD)" } else { "" };
-    let mut engine = UciPlayer::handshake(process, &spec, stop).map_err(|e| format!("engine: {e}{hint}"))?;
+    let mut engine = spawn_engine(&cmd, &args.options, stop).map_err(|e| format!("{e}{hint}"))?;
     engine.new_game(variant, start_fen, stop).map_err(|e| format!("engine: {e}"))?;
     if args.multipv > 1 {
         engine.process.send(&format!("setoption name MultiPV value {}", args.multipv)).map_err(|e| e.to_string())?;
@@ -207,21 +174,24 @@ fn start_engine(
     Ok(engine)
 }
 
-/// The `go` command for the requested limits (2 seconds when none is given).
-fn go_command(args: &AnalyseArgs) -> String {
+/// Starts the UCI engine `cmd` with the `NAME=VALUE` options and completes the handshake.
+fn spawn_engine(cmd: &str, options: &[String], stop: &AtomicBool) -> Result<UciPlayer, String> {
+    let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
+    tokens.extend(options.iter().map(|o| format!("option.{o}")));
+    let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
+    let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
+    UciPlayer::handshake(process, &spec, stop).map_err(|e| format!("engine: {e}"))
+}
+
+/// The `go` command for `limits`.
+fn go_command(limits: &Limits) -> String {
     let mut go = String::from("go");
-    let mut movetime = args.movetime;
-    if args.depth.is_none() && args.nodes.is_none() && movetime.is_none() {
-        movetime = Some(2000);
-    }
-    if let Some(d) = args.depth {
-        go.push_str(&format!(" depth {d}"));
-    }
-    if let Some(n) = args.nodes {
-        go.push_str(&format!(" nodes {n}"));
-    }
-    if let Some(t) = movetime {
-        go.push_str(&format!(" movetime {t}"));
+    for (word, value) in
+        [("depth", limits.depth.map(u64::from)), ("nodes", limits.nodes), ("movetime", limits.movetime)]
+    {
+        if let Some(v) = value {
+            go.push_str(&format!(" {word} {v}"));
+        }
     }
     go
 }
@@ -284,10 +254,10 @@ fn read_lines(
 ) -> Result<(String, Vec<InfoLine>), String> {
     let mut lines = ShownLines::default();
     loop {
-        let line = match process.read_line(deadline, stop) {
+        let line = match process.read_line_or_interrupt(deadline, stop, "stop") {
             Ok(l) => l,
             Err(PlayerError::Timeout) => {
-                let _ = process.send("stop");
+                // Asked to stop: the engine still owes its `bestmove`.
                 match process.read_line(Instant::now() + Duration::from_secs(2), stop) {
                     Ok(l) => l,
                     Err(_) => return Err("engine did not finish in time".to_string()),
@@ -306,7 +276,7 @@ fn read_lines(
 
 /// The best move in SAN, if the rules accept it.
 fn best_san(pos: &Position, best: &str) -> Option<String> {
-    pv_san(pos, &[best.to_string()]).into_iter().next()
+    line_to_san(pos, &[best.to_string()]).into_iter().next()
 }
 
 /// A JSON object with its keys in the order given (`json!` would sort
@@ -335,7 +305,7 @@ fn json_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
                 ("nodes", json!(l.nodes).to_string()),
                 ("time_ms", json!(l.time_ms).to_string()),
                 ("pv", json!(l.pv).to_string()),
-                ("pv_san", json!(pv_san(pos, &l.pv)).to_string()),
+                ("pv_san", json!(line_to_san(pos, &l.pv)).to_string()),
             ])
         })
         .collect();
@@ -354,7 +324,7 @@ fn text_report(pos: &Position, best: &str, lines: &[InfoLine]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", pos.variant().name, pos.to_fen());
     for l in lines {
-        let pv = numbered(pos, &pv_san(pos, &l.pv));
+        let pv = numbered_line(pos, &line_to_san(pos, &l.pv));
         let (multipv, depth) = (l.multipv.unwrap_or(1), l.depth.unwrap_or(0));
         let _ = writeln!(out, "{multipv:>2}. {:>7}  depth {depth:>2}  {pv}", score_text(l, pos.side_to_move()));
     }
@@ -384,11 +354,11 @@ pub fn run_analyse(args: &AnalyseArgs, catalogue: &Catalogue) -> ExitCode {
     }
 }
 
-/// Per-position limits of `--pgn` and `--epd` (500 ms when none is given).
-fn position_limits(args: &AnalyseArgs) -> Limits {
+/// The limits asked for, or `default_ms` milliseconds of search when none is given.
+fn requested_limits(args: &AnalyseArgs, default_ms: u64) -> Limits {
     let mut limits = Limits { depth: args.depth, nodes: args.nodes, movetime: args.movetime, ..Limits::default() };
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
-        limits.movetime = Some(500);
+        limits.movetime = Some(default_ms);
     }
     limits
 }
@@ -419,20 +389,8 @@ struct UciSearcher {
 impl UciSearcher {
     fn start(args: &AnalyseArgs, cmd: &str, limits: &Limits) -> Result<UciSearcher, String> {
         let stop = AtomicBool::new(false);
-        let mut tokens = vec![format!("cmd={cmd}"), "name=engine".to_string()];
-        tokens.extend(args.options.iter().map(|o| format!("option.{o}")));
-        let spec = PlayerSpec::from_tokens(&tokens).map_err(|e| e.to_string())?;
-        let process = PlayerProcess::spawn(&spec.name, &spec.cmd, None).map_err(|e| e.to_string())?;
-        let engine = UciPlayer::handshake(process, &spec, &stop).map_err(|e| format!("engine: {e}"))?;
-        let mut go = String::from("go");
-        for (word, value) in
-            [("depth", limits.depth.map(u64::from)), ("nodes", limits.nodes), ("movetime", limits.movetime)]
-        {
-            if let Some(v) = value {
-                go.push_str(&format!(" {word} {v}"));
-            }
-        }
-        Ok(UciSearcher { engine, go, timeout: Duration::from_secs(args.timeout.max(1)), stop })
+        let engine = spawn_engine(cmd, &args.options, &stop)?;
+        Ok(UciSearcher { engine, go: go_command(limits), timeout: Duration::from_secs(args.timeout.max(1)), stop })
     }
 }
 
@@ -476,7 +434,7 @@ fn read_text(path: &std::path::Path) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// `--pgn`: every game (or `--game N`) judged; the annotated PGN, or JSON.
+/// `--pgn`: every game (or `--game N`) analysed; the annotated PGN, or JSON.
 fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> {
     let path = args.pgn.as_deref().unwrap_or(std::path::Path::new(""));
     let games = read_pgn(&read_text(path)?);
@@ -495,7 +453,7 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
         .iter()
         .map(|(n, g)| replay(catalogue.registry(), g).map_err(|e| format!("game {n}: {e}")))
         .collect::<Result<_, _>>()?;
-    let limits = position_limits(args);
+    let limits = requested_limits(args, PER_POSITION_MS);
     let (mut engine, name) = searcher(args, catalogue, &limits)?;
     let annotator = format!("{name} ({} per position)", limits_text(&limits));
     let show_progress = std::io::stderr().is_terminal();
@@ -506,12 +464,12 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
                 eprint!("\rgame {n}: position {done}/{total}");
             }
         };
-        let judged = review_game(engine.as_mut(), replayed, &Thresholds::LICHESS, &mut progress)
+        let analysis = analyse_game(engine.as_mut(), replayed, &Thresholds::LICHESS, &mut progress)
             .map_err(|e| format!("game {n}: {e}"))?;
         if show_progress {
             eprintln!();
         }
-        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &judged, &annotator);
+        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &analysis, &annotator);
         let who = |tag: &str| game.tag(tag).unwrap_or("?").to_string();
         let _ = writeln!(
             summaries,
@@ -519,13 +477,13 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
             who("White"),
             who("Black"),
             replayed.variant.name,
-            judged.moves.len(),
+            analysis.moves.len(),
             game.result,
-            judged.summary[0].text(),
-            judged.summary[1].text()
+            analysis.summary[0].text(),
+            analysis.summary[1].text()
         );
         if args.json {
-            let mut value = judged_json(&judged);
+            let mut value = analysis_json(&analysis);
             value["game"] = json!(n);
             value["variant"] = json!(replayed.variant.name);
             value["start_fen"] = json!(replayed.start_fen());
@@ -557,7 +515,7 @@ fn run_epd(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, String> 
         .get(&args.variant)
         .ok_or_else(|| format!("unknown variant {:?} (try `menagerie variants`)", args.variant))?;
     let entries = read_suite(&variant, &read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))?;
-    let limits = position_limits(args);
+    let limits = requested_limits(args, PER_POSITION_MS);
     let (mut engine, _) = searcher(args, catalogue, &limits)?;
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let results = run_suite(engine.as_mut(), &entries, &mut |r| {
@@ -632,6 +590,13 @@ mod tests {
         assert_eq!(score_text(&line, Color::Black), "-0.35");
         let line = InfoLine { mate: Some(2), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::White), "+M2");
+    }
+
+    #[test]
+    fn the_go_command_names_each_limit() {
+        let limits = Limits { depth: Some(8), nodes: Some(2000), movetime: Some(500), ..Limits::default() };
+        assert_eq!(go_command(&limits), "go depth 8 nodes 2000 movetime 500");
+        assert_eq!(go_command(&Limits { nodes: Some(7), ..Limits::default() }), "go nodes 7");
     }
 
     #[test]

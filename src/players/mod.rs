@@ -282,6 +282,22 @@ impl PlayerProcess {
         }
     }
 
+    /// Reads one line as [`read_line`](Self::read_line) does; at the deadline
+    /// it first sends `interrupt` (the protocol's word to stop thinking, so a
+    /// late answer does not run into the next request) and then gives up.
+    pub fn read_line_or_interrupt(
+        &mut self,
+        deadline: Instant,
+        stop: &AtomicBool,
+        interrupt: &str,
+    ) -> Result<String, PlayerError> {
+        let line = self.read_line(deadline, stop);
+        if matches!(line, Err(PlayerError::Timeout)) {
+            let _ = self.send(interrupt);
+        }
+        line
+    }
+
     /// Discards lines already received.
     pub fn drain(&mut self) {
         while self.lines.try_recv().is_ok() {}

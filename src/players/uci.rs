@@ -247,14 +247,7 @@ impl UciPlayer {
         self.process.send(&go)?;
         let mut info = InfoLine::default();
         loop {
-            let line = match self.process.read_line(request.deadline, stop) {
-                Ok(l) => l,
-                Err(PlayerError::Timeout) => {
-                    let _ = self.process.send("stop");
-                    return Err(PlayerError::Timeout);
-                }
-                Err(e) => return Err(e),
-            };
+            let line = self.process.read_line_or_interrupt(request.deadline, stop, "stop")?;
             let mut tokens = line.split_whitespace();
             match tokens.next() {
                 Some("info") => {

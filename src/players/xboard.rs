@@ -368,14 +368,7 @@ impl XboardPlayer {
         self.known = request.moves.len();
         let mut info = SearchInfo::default();
         loop {
-            let line = match self.process.read_line(request.deadline, stop) {
-                Ok(l) => l,
-                Err(PlayerError::Timeout) => {
-                    let _ = self.process.send("force");
-                    return Err(PlayerError::Timeout);
-                }
-                Err(e) => return Err(e),
-            };
+            let line = self.process.read_line_or_interrupt(request.deadline, stop, "force")?;
             let trimmed = line.trim();
             let mut tokens = trimmed.split_whitespace();
             let first = tokens.next().unwrap_or("");

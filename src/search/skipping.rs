@@ -1,4 +1,4 @@
-//! What sets the helper threads of a Lazy SMP search apart.
+//! Lazy SMP depth skipping: which iterations each helper thread leaves out.
 //!
 //! Every thread searches the same root and shares the transposition table;
 //! helpers fill it with results the main thread then finds. Were all threads

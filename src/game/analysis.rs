@@ -1,4 +1,4 @@
-//! A game judged move by move from an engine's verdicts on its positions:
+//! A game analysed move by move from an engine's assessments of its positions:
 //! the score after every move (White's view), the loss of each move against
 //! the engine's best (in centipawns and in winning chances), the marks
 //! `?!`/`?`/`??`, a summary per side, and the annotated PGN (`[%eval]`
@@ -15,7 +15,7 @@
 
 use serde_json::{json, Value};
 
-use super::san::move_to_san;
+use super::san::{line_to_san, move_to_san, numbered_line};
 use crate::board::position::Position;
 use crate::rules::moves::Move;
 use crate::rules::piece::Color;
@@ -48,6 +48,9 @@ pub enum Eval {
     /// The game is over by the rules: a draw.
     Drawn,
 }
+
+/// How much of the engine's line a move's analysis keeps (the variation after a marked move).
+const VARIATION_MOVES: usize = 8;
 
 /// Scores beyond this many centipawns count as this many (lichess's cap).
 pub const CP_CAP: i32 = 1000;
@@ -193,10 +196,10 @@ impl Thresholds {
     }
 }
 
-/// One position as judged: its value (White's view) and, when an engine
+/// One position as assessed: its value (White's view) and, when an engine
 /// searched it, the best move and line.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
+pub struct Assessment {
     /// The position's value.
     pub eval: Eval,
     /// The engine's best move (UCI text), if it searched.
@@ -205,10 +208,10 @@ pub struct Verdict {
     pub line: Vec<String>,
 }
 
-impl Verdict {
-    /// The verdict of a searched position (`side` to move); None when the
+impl Assessment {
+    /// The assessment of a searched position (`side` to move); None when the
     /// probe has no score.
-    pub fn from_probe(probe: &Probe, side: Color) -> Option<Verdict> {
+    pub fn from_probe(probe: &Probe, side: Color) -> Option<Assessment> {
         let eval = Eval::from_side(probe.cp, probe.mate, side)?;
         let mut line = probe.pv.clone();
         if let Some(best) = &probe.best {
@@ -216,13 +219,13 @@ impl Verdict {
                 line = vec![best.clone()];
             }
         }
-        Some(Verdict { eval, best: probe.best.clone(), line })
+        Some(Assessment { eval, best: probe.best.clone(), line })
     }
 }
 
-/// One move of the game, judged.
+/// One move of the game, analysed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct JudgedMove {
+pub struct MoveAnalysis {
     /// 1-based ply.
     pub ply: usize,
     /// Full-move number.
@@ -254,7 +257,7 @@ pub struct JudgedMove {
 /// What one side's moves came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SideSummary {
-    /// Moves judged.
+    /// Moves analysed.
     pub moves: usize,
     /// Average centipawn loss.
     pub acpl: f64,
@@ -290,59 +293,30 @@ impl SideSummary {
     }
 }
 
-/// A whole game judged.
+/// A whole game, analysed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Judged {
+pub struct GameAnalysis {
     /// Every move in order.
-    pub moves: Vec<JudgedMove>,
+    pub moves: Vec<MoveAnalysis>,
     /// White's and Black's summaries.
     pub summary: [SideSummary; 2],
     /// The value of the start position.
     pub start: Eval,
 }
 
-/// A line of UCI moves from `pos` as SAN, stopping at the first move the
-/// rules reject, at most `limit` moves.
-pub fn line_san(pos: &Position, line: &[String], limit: usize) -> Vec<String> {
-    let mut p = pos.clone();
-    let mut out = Vec::new();
-    for text in line.iter().take(limit) {
-        let Ok(m) = p.parse_move(text) else { break };
-        out.push(move_to_san(&mut p, m));
-        p.make(m);
-    }
-    out
-}
-
-/// Moves of a line given as SAN with their numbers, from `pos`
-/// (`14... Nxd5 15. Qxd5`).
-pub fn numbered(pos: &Position, line: &[String]) -> String {
-    let mut p = pos.clone();
-    let mut parts = Vec::new();
-    for (i, san) in line.iter().enumerate() {
-        let n = p.state().fullmove;
-        if p.side_to_move() == Color::White {
-            parts.push(format!("{n}."));
-        } else if i == 0 {
-            parts.push(format!("{n}..."));
-        }
-        parts.push(san.clone());
-        match super::san::parse_san(&mut p, san) {
-            Some(m) => p.make(m),
-            None => break,
-        }
-    }
-    parts.join(" ")
-}
-
-/// Judges the game `moves` from `start`, given the verdict on each of its
-/// positions (`verdicts[i]` before move `i`, one more at the end).
-pub fn judge(start: &Position, moves: &[Move], verdicts: &[Verdict], thresholds: &Thresholds) -> Judged {
+/// Analyses the game `moves` from `start`, given the assessment of each of its
+/// positions (`assessments[i]` before move `i`, one more at the end).
+pub fn analyse_moves(
+    start: &Position,
+    moves: &[Move],
+    assessments: &[Assessment],
+    thresholds: &Thresholds,
+) -> GameAnalysis {
     let mut pos = start.clone();
-    let mut judged = Vec::with_capacity(moves.len());
+    let mut analysed = Vec::with_capacity(moves.len());
     let mut totals = [(0usize, 0i64, [0usize; 3]); 2];
     for (i, &m) in moves.iter().enumerate() {
-        let (Some(before), Some(after)) = (verdicts.get(i), verdicts.get(i + 1)) else { break };
+        let (Some(before), Some(after)) = (assessments.get(i), assessments.get(i + 1)) else { break };
         let mover = pos.side_to_move();
         let uci = pos.move_to_uci(m, false);
         let san = move_to_san(&mut pos, m);
@@ -355,14 +329,14 @@ pub fn judge(start: &Position, moves: &[Move], verdicts: &[Verdict], thresholds:
             (cp, (before.eval.chances(mover) - after.eval.chances(mover)).max(0.0))
         };
         let mark = thresholds.mark(chance_loss);
-        let line = line_san(&pos, &before.line, 8);
+        let line = line_to_san(&pos, &before.line[..before.line.len().min(VARIATION_MOVES)]);
         let side = usize::from(mover == Color::Black);
         totals[side].0 += 1;
         totals[side].1 += i64::from(loss_cp);
         if let Some(mark) = mark {
             totals[side].2[mark as usize] += 1;
         }
-        judged.push(JudgedMove {
+        analysed.push(MoveAnalysis {
             ply: i + 1,
             number,
             white: mover == Color::White,
@@ -386,7 +360,7 @@ pub fn judge(start: &Position, moves: &[Move], verdicts: &[Verdict], thresholds:
         mistakes: marks[1],
         blunders: marks[2],
     });
-    Judged { moves: judged, summary, start: verdicts.first().map_or(Eval::Cp(0), |v| v.eval) }
+    GameAnalysis { moves: analysed, summary, start: assessments.first().map_or(Eval::Cp(0), |v| v.eval) }
 }
 
 fn quote(text: &str) -> String {
@@ -405,7 +379,7 @@ pub fn annotated_pgn(
     tags: &[(String, String)],
     result: &str,
     start: &Position,
-    judged: &Judged,
+    analysis: &GameAnalysis,
     annotator: &str,
 ) -> String {
     let mut out = String::new();
@@ -426,30 +400,30 @@ pub fn annotated_pgn(
         out.push_str(&format!("[Result \"{}\"]\n", quote(result)));
     }
     out.push_str(&format!("[Annotator \"{}\"]\n\n", quote(annotator)));
-    let [white, black] = &judged.summary;
+    let [white, black] = &analysis.summary;
     let mut tokens = vec![comment(&format!("{annotator}. White: {}. Black: {}.", white.text(), black.text()))];
     let mut pos = start.clone();
-    for jm in &judged.moves {
+    for mv in &analysis.moves {
         // Every move is followed by a comment, so Black's moves carry their number too.
-        tokens.push(format!("{}{}", jm.number, if jm.white { "." } else { "..." }));
-        tokens.push(format!("{}{}", jm.san, jm.mark.map_or("", Mark::symbol)));
-        if let Some(text) = jm.after.pgn_text() {
+        tokens.push(format!("{}{}", mv.number, if mv.white { "." } else { "..." }));
+        tokens.push(format!("{}{}", mv.san, mv.mark.map_or("", Mark::symbol)));
+        if let Some(text) = mv.after.pgn_text() {
             tokens.push(format!("{{[%eval {text}]}}"));
         }
-        if let Some(mark) = jm.mark {
-            let best = jm.best_san.as_deref().map_or(String::new(), |b| format!(" {b} was best."));
+        if let Some(mark) = mv.mark {
+            let best = mv.best_san.as_deref().map_or(String::new(), |b| format!(" {b} was best."));
             tokens.push(comment(&format!(
                 "{} ({} -> {}).{best}",
                 mark.name(),
-                jm.before.display(),
-                jm.after.display()
+                mv.before.display(),
+                mv.after.display()
             )));
-            if !jm.line_san.is_empty() {
+            if !mv.line_san.is_empty() {
                 // The variation replaces the move played: numbered from the position before it.
-                tokens.push(format!("({})", numbered(&pos, &jm.line_san)));
+                tokens.push(format!("({})", numbered_line(&pos, &mv.line_san)));
             }
         }
-        let Ok(m) = pos.parse_move(&jm.uci) else { break };
+        let Ok(m) = pos.parse_move(&mv.uci) else { break };
         pos.make(m);
     }
     tokens.push(result.to_string());
@@ -457,9 +431,9 @@ pub fn annotated_pgn(
     out
 }
 
-/// The judged moves and summaries as JSON (scores from White's view).
-pub fn judged_json(judged: &Judged) -> Value {
-    let moves: Vec<Value> = judged
+/// The analysed moves and summaries as JSON (scores from White's view).
+pub fn analysis_json(analysis: &GameAnalysis) -> Value {
+    let moves: Vec<Value> = analysis
         .moves
         .iter()
         .map(|m| {
@@ -482,10 +456,10 @@ pub fn judged_json(judged: &Judged) -> Value {
         })
         .collect();
     json!({
-        "start_eval": judged.start.json(),
-        "start_white_chances": (judged.start.chances(Color::White) * 1000.0).round() / 1000.0,
+        "start_eval": analysis.start.json(),
+        "start_white_chances": (analysis.start.chances(Color::White) * 1000.0).round() / 1000.0,
         "moves": moves,
-        "summary": {"white": judged.summary[0].json(), "black": judged.summary[1].json()},
+        "summary": {"white": analysis.summary[0].json(), "black": analysis.summary[1].json()},
     })
 }
 
@@ -527,28 +501,28 @@ mod tests {
                 m
             })
             .collect();
-        let v = |cp: i32, best: &str| Verdict {
+        let v = |cp: i32, best: &str| Assessment {
             eval: Eval::Cp(cp),
             best: Some(best.to_string()),
             line: vec![best.to_string()],
         };
-        // e4 is the engine's move; Nc6 is judged to lose 8.65 pawns (the engine wanted e5).
-        let verdicts = [v(30, "e2e4"), v(35, "e7e5"), v(900, "e4e5")];
-        let judged = judge(&start, &moves, &verdicts, &Thresholds::LICHESS);
-        assert_eq!(judged.moves[0].mark, None);
-        assert_eq!(judged.moves[1].mark, Some(Mark::Blunder));
-        assert_eq!(judged.moves[1].loss_cp, 865);
-        assert_eq!(judged.moves[1].best_san.as_deref(), Some("e5"));
-        assert_eq!(judged.summary[1].blunders, 1);
+        // e4 is the engine's move; Nc6 is found to lose 8.65 pawns (the engine wanted e5).
+        let assessments = [v(30, "e2e4"), v(35, "e7e5"), v(900, "e4e5")];
+        let analysis = analyse_moves(&start, &moves, &assessments, &Thresholds::LICHESS);
+        assert_eq!(analysis.moves[0].mark, None);
+        assert_eq!(analysis.moves[1].mark, Some(Mark::Blunder));
+        assert_eq!(analysis.moves[1].loss_cp, 865);
+        assert_eq!(analysis.moves[1].best_san.as_deref(), Some("e5"));
+        assert_eq!(analysis.summary[1].blunders, 1);
         let tags = vec![("Event".to_string(), "t".to_string()), ("Result".to_string(), "*".to_string())];
-        let pgn = annotated_pgn(&tags, "*", &start, &judged, "menagerie");
+        let pgn = annotated_pgn(&tags, "*", &start, &analysis, "menagerie");
         assert!(pgn.contains("1. e4 {[%eval 0.35]} 1... Nc6?? {[%eval 9.00]}"), "{pgn}");
         assert!(pgn.contains("(1... e5)"), "{pgn}");
         let back = crate::game::pgn::read_pgn(&pgn);
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].moves, ["e4", "Nc6??"]);
         assert_eq!(back[0].tag("Annotator"), Some("menagerie"));
-        let value = judged_json(&judged);
+        let value = analysis_json(&analysis);
         assert_eq!(value["moves"][1]["mark"], "??");
         assert_eq!(value["summary"]["black"]["blunders"], 1);
     }

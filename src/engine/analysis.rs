@@ -1,6 +1,6 @@
-//! Judging with an engine: a whole game searched position by position and
-//! judged move by move ([`review_game`], the judging itself is
-//! [`crate::game::judge`]), and a test suite of EPD positions run to a limit
+//! Analysis with an engine: a whole game searched position by position and
+//! analysed move by move ([`analyse_game`]; the marks and the annotated PGN
+//! are [`crate::game::analysis`]), and a test suite of EPD positions run to a limit
 //! ([`run_suite`]). The engine is any [`Searcher`]: menagerie's own,
 //! in-process ([`InProcess`]), or one a front end drives over a protocol.
 //! Shared by `menagerie analyse` and the board's "Analyse game".
@@ -12,8 +12,8 @@ use std::time::Duration;
 use crate::board::position::Position;
 use crate::engine::{Engine, EngineEvent};
 use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::{analyse_moves, Assessment, Eval, GameAnalysis, Probe, Thresholds};
 use crate::game::epd::EpdEntry;
-use crate::game::judge::{judge, Eval, Judged, Probe, Thresholds, Verdict};
 use crate::game::pgn::Replayed;
 use crate::rules::variant::Variant;
 use crate::search::{Limits, Score};
@@ -85,50 +85,50 @@ impl Searcher for InProcess {
     }
 }
 
-/// The verdict on one position of a game: the rules' when the game is
+/// The assessment of one position of a game: the rules' when the game is
 /// over there, else the engine's.
-fn verdict(
+fn assess(
     searcher: &mut dyn Searcher,
     pos: &mut Position,
     start_fen: &str,
     moves: &[String],
-) -> Result<Verdict, String> {
+) -> Result<Assessment, String> {
     if let Some(end) = pos.game_end() {
         let eval = match end.outcome() {
             crate::board::outcome::Outcome::WhiteWins => Eval::Won(crate::rules::piece::Color::White),
             crate::board::outcome::Outcome::BlackWins => Eval::Won(crate::rules::piece::Color::Black),
             crate::board::outcome::Outcome::Draw => Eval::Drawn,
         };
-        return Ok(Verdict { eval, best: None, line: Vec::new() });
+        return Ok(Assessment { eval, best: None, line: Vec::new() });
     }
     let probe = searcher.search(pos, start_fen, moves)?;
-    Verdict::from_probe(&probe, pos.side_to_move()).ok_or_else(|| "the engine gave no score".to_string())
+    Assessment::from_probe(&probe, pos.side_to_move()).ok_or_else(|| "the engine gave no score".to_string())
 }
 
 /// Searches every position of `game` (each once, start and end included)
-/// and judges its moves. `progress(done, total)` is called after each search.
-pub fn review_game(
+/// and analyses its moves. `progress(done, total)` is called after each search.
+pub fn analyse_game(
     searcher: &mut dyn Searcher,
     game: &Replayed,
     thresholds: &Thresholds,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Judged, String> {
+) -> Result<GameAnalysis, String> {
     searcher.new_game(&game.variant)?;
     let start_fen = game.start_fen();
     let uci = game.uci_moves();
     let mut pos = game.start.clone();
     let total = game.moves.len() + 1;
-    let mut verdicts = Vec::with_capacity(total);
+    let mut assessments = Vec::with_capacity(total);
     for i in 0..total {
         let v =
-            verdict(searcher, &mut pos, &start_fen, &uci[..i]).map_err(|e| format!("position after {i} moves: {e}"))?;
-        verdicts.push(v);
+            assess(searcher, &mut pos, &start_fen, &uci[..i]).map_err(|e| format!("position after {i} moves: {e}"))?;
+        assessments.push(v);
         progress(i + 1, total);
         if let Some(&m) = game.moves.get(i) {
             pos.make(m);
         }
     }
-    Ok(judge(&game.start, &game.moves, &verdicts, thresholds))
+    Ok(analyse_moves(&game.start, &game.moves, &assessments, thresholds))
 }
 
 /// One position of a suite as the engine answered it.
@@ -188,7 +188,7 @@ pub fn run_suite(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::judge::Mark;
+    use crate::game::analysis::Mark;
     use crate::game::pgn::{read_pgn, replay};
 
     #[test]
@@ -199,16 +199,16 @@ mod tests {
         let limits = Limits { nodes: Some(20_000), ..Limits::default() };
         let mut engine = InProcess::new(catalogue.clone(), &[], limits).unwrap();
         let mut calls = 0;
-        let judged = review_game(&mut engine, &replayed, &Thresholds::LICHESS, &mut |_, total| {
+        let analysis = analyse_game(&mut engine, &replayed, &Thresholds::LICHESS, &mut |_, total| {
             calls += 1;
             assert_eq!(total, 8);
         })
         .unwrap();
         assert_eq!(calls, 8);
-        assert_eq!(judged.moves.len(), 7);
-        assert_eq!(judged.moves[5].san, "Qg5");
-        assert_eq!(judged.moves[5].mark, Some(Mark::Blunder), "{:?}", judged.moves[5]);
-        assert!(judged.moves[..5].iter().all(|m| m.mark != Some(Mark::Blunder)));
-        assert_eq!(judged.summary[1].blunders, 1);
+        assert_eq!(analysis.moves.len(), 7);
+        assert_eq!(analysis.moves[5].san, "Qg5");
+        assert_eq!(analysis.moves[5].mark, Some(Mark::Blunder), "{:?}", analysis.moves[5]);
+        assert!(analysis.moves[..5].iter().all(|m| m.mark != Some(Mark::Blunder)));
+        assert_eq!(analysis.summary[1].blunders, 1);
     }
 }

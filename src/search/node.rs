@@ -1,0 +1,445 @@
+//! One node of the principal-variation search (negamax) and its
+//! selectivity: the cutoffs before any move (table, reverse futility, null
+//! move with verification), internal iterative reduction, and per move
+//! late-move, futility, history and exchange pruning, singular and check
+//! extensions, and late-move reductions.
+
+use arrayvec::ArrayVec;
+
+use crate::board::position::NO_SQUARE;
+use crate::rules::moves::{Move, MoveKind, MoveList};
+use crate::search::picker::ScoredMoves;
+use crate::search::state::{MoveInfo, NodeBest, NodeInfo, Prune, Tried};
+use crate::search::tt::{Bound, TtHit};
+
+use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY};
+
+impl Search<'_> {
+    /// Searches the position after a move with the window (alpha, beta) seen
+    /// from the mover's side. Usually the opponent moves next and the score
+    /// flips; but a setup phase can give one side two plies in a row
+    /// (Relocation: White chooses last and then moves first).
+    #[inline]
+    pub(super) fn child(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        same_side: bool,
+        cut_node: bool,
+    ) -> i32 {
+        if same_side {
+            self.negamax(depth, ply, alpha, beta, cut_node)
+        } else {
+            -self.negamax(depth, ply, -beta, -alpha, cut_node)
+        }
+    }
+
+    /// Static evaluation of a node, from the table when it has one.
+    fn static_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
+        if in_check {
+            -INFINITE
+        } else if self.frame(ply).excluded.is_some() {
+            self.frame(ply).static_eval
+        } else {
+            match tt_hit {
+                Some(h) if h.eval != -INFINITE => h.eval,
+                _ => self.evaluate(ply),
+            }
+        }
+    }
+
+    /// Null-move pruning: if passing still fails high with a reduced search,
+    /// a real move will too. Returns the cutoff score.
+    fn try_null_move(&mut self, depth: i32, ply: usize, beta: i32, eval: i32, cut_node: bool) -> Option<i32> {
+        if ply < self.null_min_ply
+            || self.frame(ply - 1).moved.is_none()
+            || !self.eval.has_non_pawn_material(self.pos, self.pos.side_to_move())
+        {
+            return None;
+        }
+        let p = &self.params;
+        let r =
+            p.nmp_reduction + depth / p.nmp_depth_divisor + ((eval - beta) / p.nmp_eval_divisor).min(p.nmp_eval_max);
+        let frame = self.frame_mut(ply);
+        frame.moved = None;
+        frame.moved_to = NO_SQUARE;
+        self.pos.make_null();
+        if let Some(stack) = &mut self.nnue {
+            stack.push(ply + 1, &[]);
+        }
+        let score = -self.negamax(depth - r, ply + 1, -beta, -beta + 1, !cut_node);
+        self.pos.unmake_null();
+        if self.stopped || score < beta {
+            return None;
+        }
+        let score = if score > MATE_BOUND { beta } else { score };
+        if depth < self.params.nmp_verify_depth {
+            return Some(score);
+        }
+        // Deep: verify with a reduced search that may not pass again near here
+        // (zugzwang positions fail the verification).
+        self.null_min_ply = ply + (3 * (depth - r) / 4) as usize;
+        let verified = self.negamax(depth - r, ply, beta - 1, beta, false);
+        self.null_min_ply = 0;
+        (verified >= beta).then_some(score)
+    }
+
+    /// Singular extension of the TT move: how much deeper to search it (or
+    /// Err(score) when even without it the node fails high: multi-cut).
+    fn singular_extension(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        m: Move,
+        tt: TtHit,
+        cut_node: bool,
+    ) -> Result<i32, i32> {
+        let tt_score = from_tt(tt.score, ply);
+        let singular_beta = tt_score - self.params.singular_beta_per_depth * depth;
+        let singular_depth = (depth - 1) / 2;
+        self.frame_mut(ply).excluded = Some(m);
+        let score = self.negamax(singular_depth, ply, singular_beta - 1, singular_beta, cut_node);
+        self.frame_mut(ply).excluded = None;
+        if self.stopped {
+            return Ok(0);
+        }
+        if score < singular_beta {
+            let doubles = self.frame(ply).double_extensions;
+            if score < singular_beta - self.params.double_extension_margin
+                && doubles < self.params.max_double_extensions
+            {
+                self.frame_mut(ply + 1).double_extensions = doubles + 1;
+                return Ok(2);
+            }
+            self.frame_mut(ply + 1).double_extensions = doubles;
+            return Ok(1);
+        }
+        if singular_beta >= beta {
+            return Err(singular_beta);
+        }
+        if tt_score >= beta || cut_node {
+            return Ok(-1);
+        }
+        Ok(0)
+    }
+
+    /// Principal-variation search of one node: the cutoffs that need no
+    /// move (draw, mate distance, table, reverse futility, null move), then
+    /// the move loop.
+    fn negamax(&mut self, depth: i32, ply: usize, mut alpha: i32, mut beta: i32, cut_node: bool) -> i32 {
+        self.pv_len[ply] = ply;
+        let pv_node = beta - alpha > 1;
+        if depth <= 0 {
+            return self.qsearch(alpha, beta, ply, 0);
+        }
+        let in_setup = self.pos.in_setup();
+        let in_check = !in_setup && self.pos.in_check();
+        if ply > 0 {
+            if self.is_draw() {
+                return DRAW;
+            }
+            // Mate-distance pruning: no line from here beats a shorter mate already found.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(ply);
+        }
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let excluded = self.frame(ply).excluded;
+        let hash = self.pos.hash();
+        let tt_hit = if excluded.is_none() { self.tt.probe(hash) } else { None };
+        if let Some(hit) = tt_hit {
+            let score = from_tt(hit.score, ply);
+            if !pv_node && hit.depth >= depth && bound_cuts(hit.bound, score, alpha, beta) {
+                return score;
+            }
+        }
+        let static_eval = self.static_eval(in_check, ply, tt_hit);
+        self.frame_mut(ply).static_eval = static_eval;
+        self.frame_mut(ply + 2).killers = [None; 2];
+        // Improving: our evaluation rose since our previous move; prune less when it did.
+        let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
+        let tt_move = tt_hit.and_then(|h| h.mv);
+        let mut n = NodeInfo {
+            depth,
+            ply,
+            beta,
+            pv_node,
+            cut_node,
+            in_check,
+            in_setup,
+            improving,
+            static_eval,
+            excluded,
+            tt_hit,
+            tt_move,
+            hash,
+        };
+        if let Some(score) = self.prune_node(&n) {
+            return score;
+        }
+        // Internal iterative reduction: without a table move the ordering is
+        // poor, and the next visit will have one.
+        if tt_move.is_none() && depth >= self.params.iir_min_depth && (pv_node || cut_node) && excluded.is_none() {
+            n.depth -= 1;
+        }
+        self.search_moves(&n, alpha)
+    }
+
+    /// Cutoffs before any move is searched, at non-PV nodes out of check:
+    /// reverse futility, then null move. `Some(score)` ends the node.
+    fn prune_node(&mut self, n: &NodeInfo) -> Option<i32> {
+        if n.pv_node || n.in_check || n.in_setup || n.ply == 0 || n.excluded.is_some() {
+            return None;
+        }
+        let (p, depth, beta) = (&self.params, n.depth, n.beta);
+        let eval = n.refined_eval();
+        // Reverse futility: far above beta near the leaves, trust the evaluation.
+        if depth <= p.rfp_max_depth
+            && eval - p.rfp_margin * (depth - i32::from(n.improving)) >= beta
+            && eval.abs() < MATE_BOUND
+        {
+            return Some(eval);
+        }
+        if depth >= p.nmp_min_depth
+            && eval >= beta
+            && n.static_eval >= beta - p.nmp_eval_per_depth * depth + p.nmp_eval_base
+        {
+            if let Some(score) = self.try_null_move(depth, n.ply, beta, eval, n.cut_node) {
+                return Some(score);
+            }
+            if self.stopped {
+                return Some(0);
+            }
+        }
+        None
+    }
+
+    /// The move loop: each move in order is pruned, or extended or reduced
+    /// and searched; a fail high ends the loop.
+    fn search_moves(&mut self, n: &NodeInfo, alpha: i32) -> i32 {
+        let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
+        let all_legal = self.generate(&mut moves.list, n.in_check);
+        for i in 0..moves.list.len() {
+            let s = self.score_move(moves.list[i], n.tt_move, n.ply);
+            moves.scores.push(s);
+        }
+        let keys = self.continuation_keys(n.ply);
+        let mut tried = Tried { quiets: ArrayVec::new(), captures: ArrayVec::new() };
+        let mut node = NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha };
+        let mut legal = 0;
+        let mut skip_quiets = false;
+        let mut i = 0;
+        while i < moves.list.len() {
+            let m = Self::pick(&mut moves, i);
+            i += 1;
+            if Some(m) == n.excluded {
+                continue;
+            }
+            let victim = self.pos.victim_square(m).map(|v| self.pos.cell(v).kind());
+            let quiet = victim.is_none() && m.kind() != MoveKind::Promotion;
+            if quiet && skip_quiets && !n.in_check {
+                continue;
+            }
+            if !all_legal && !self.pos.is_legal(m, n.in_check) {
+                continue;
+            }
+            legal += 1;
+            let mover = self.mover(m);
+            let mv = MoveInfo {
+                m,
+                mover,
+                victim,
+                quiet,
+                history: if quiet { self.quiet_score(m, mover, keys) } else { 0 },
+                is_killer: self.frame(n.ply).killers.contains(&Some(m)),
+                base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
+            };
+            match self.prune_quiet(n, &mv, legal, &node) {
+                Prune::Keep => {}
+                Prune::Skip => continue,
+                Prune::SkipQuiets => {
+                    skip_quiets = true;
+                    if !n.in_check {
+                        // Only captures and promotions are left to try: drop
+                        // the quiet moves now rather than pick past each.
+                        self.drop_quiet_moves(&mut moves, i);
+                    }
+                    continue;
+                }
+            }
+            if self.prune_by_exchange(n, &mv, &node) {
+                continue;
+            }
+            let extension = match self.tt_move_extension(n, m) {
+                Ok(e) => e,
+                Err(score) => return score,
+            };
+            let score = self.search_move(n, &mv, legal, extension, node.alpha);
+            if self.stopped {
+                return 0;
+            }
+            if self.record(n.ply, m, score, &mut node, n.beta) {
+                break;
+            }
+            tried.push(&mv);
+        }
+        self.finish_node(n, &node, legal, &tried)
+    }
+
+    /// Late-move, futility and history pruning of a quiet move that is not a
+    /// killer: near the leaves, quiet moves ordered last rarely matter.
+    #[inline]
+    fn prune_quiet(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, node: &NodeBest) -> Prune {
+        if !(n.may_prune(node) && mv.quiet && !mv.is_killer) {
+            return Prune::Keep;
+        }
+        let (p, depth) = (&self.params, n.depth);
+        // Late-move pruning: after this many quiet moves, the rest go too.
+        if legal as i32 > (p.lmp_base + depth * depth) / (2 - i32::from(n.improving)) {
+            return Prune::SkipQuiets;
+        }
+        let lmr_depth = (depth - 1 - mv.base_reduction).max(0);
+        // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
+        if lmr_depth <= p.futility_max_depth
+            && n.static_eval + p.futility_base + p.futility_per_depth * lmr_depth <= node.alpha
+        {
+            return Prune::Skip;
+        }
+        // History pruning: moves that have failed everywhere before.
+        if lmr_depth <= p.history_max_depth && mv.history < -p.history_margin * depth {
+            return Prune::Skip;
+        }
+        Prune::Keep
+    }
+
+    /// Exchange pruning near the leaves: captures and quiet moves (not the
+    /// table move) that lose too much material by static exchange.
+    #[inline]
+    fn prune_by_exchange(&mut self, n: &NodeInfo, mv: &MoveInfo, node: &NodeBest) -> bool {
+        let (p, depth) = (&self.params, n.depth);
+        if !n.may_prune(node) || depth > p.see_max_depth || Some(mv.m) == n.tt_move {
+            return false;
+        }
+        let threshold = if mv.quiet { -p.see_quiet_margin * depth * depth } else { -p.see_capture_margin * depth };
+        !self.see_ge(mv.m, threshold)
+    }
+
+    /// The extension of the table move by a singular search (0 for every
+    /// other move). `Err(score)` ends the node: a multi-cut, or 0 when the
+    /// search was stopped.
+    #[inline]
+    fn tt_move_extension(&mut self, n: &NodeInfo, m: Move) -> Result<i32, i32> {
+        let (Some(hit), true) = (n.tt_hit, Some(m) == n.tt_move) else {
+            return Ok(0);
+        };
+        let p = &self.params;
+        if n.ply > 0
+            && n.depth >= p.singular_min_depth
+            && hit.depth >= n.depth - p.singular_tt_depth_margin
+            && matches!(hit.bound, Bound::Lower | Bound::Exact)
+            && from_tt(hit.score, n.ply).abs() < MATE_BOUND
+            && !n.in_setup
+        {
+            let extension = self.singular_extension(n.depth, n.ply, n.beta, m, hit, n.cut_node)?;
+            if self.stopped {
+                return Err(0);
+            }
+            return Ok(extension);
+        }
+        Ok(0)
+    }
+
+    /// Makes a move, searches it and unmakes it: the first move with the
+    /// full window, the others with a null window (late quiet ones reduced),
+    /// searched again when they beat alpha. Checks are extended.
+    fn search_move(&mut self, n: &NodeInfo, mv: &MoveInfo, legal: usize, mut extension: i32, alpha: i32) -> i32 {
+        let (ply, m, beta) = (n.ply, mv.m, n.beta);
+        let us = self.pos.side_to_move();
+        self.make(ply, m, mv.mover);
+        let same_side = self.pos.side_to_move() == us;
+        let gives_check = !self.pos.in_setup() && self.pos.in_check();
+        if extension == 0 && gives_check && (ply as i32) < 2 * self.root_depth {
+            extension = 1;
+        }
+        if extension < 2 {
+            self.frame_mut(ply + 1).double_extensions = self.frame(ply).double_extensions;
+        }
+        let new_depth = n.depth - 1 + extension;
+        let mut score;
+        if legal == 1 {
+            score = self.child(new_depth, ply + 1, alpha, beta, same_side, !n.pv_node && !n.cut_node);
+        } else {
+            let reduction = self.reduction(n, mv, legal, gives_check, new_depth);
+            score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
+            if score > alpha && reduction > 0 {
+                score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
+            }
+            if score > alpha && score < beta {
+                score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
+            }
+        }
+        self.pos.unmake(m);
+        score
+    }
+
+    /// Late-move reduction of a late quiet move: the table's, one more when
+    /// not improving or at an expected cut node, less at PV nodes, for
+    /// killers, checks and a good history.
+    #[inline]
+    fn reduction(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, gives_check: bool, new_depth: i32) -> i32 {
+        let p = &self.params;
+        if !(n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && mv.quiet) {
+            return 0;
+        }
+        let mut reduction = mv.base_reduction;
+        reduction += i32::from(!n.improving) + i32::from(n.cut_node);
+        reduction -= i32::from(n.pv_node) + i32::from(mv.is_killer) + i32::from(gives_check);
+        reduction -= mv.history / p.lmr_history_divisor;
+        reduction.clamp(0, new_depth - 1)
+    }
+
+    /// After the move loop: mate or stalemate when no move was legal, the
+    /// histories taught by a fail high, and the table entry.
+    fn finish_node(&mut self, n: &NodeInfo, node: &NodeBest, legal: usize, tried: &Tried) -> i32 {
+        if legal == 0 {
+            if n.excluded.is_some() {
+                return node.original_alpha;
+            }
+            return if n.in_check { -MATE + n.ply as i32 } else { DRAW };
+        }
+        if let (true, Some(m)) = (node.score >= n.beta, node.mv) {
+            self.reward_cutoff(n, m, tried);
+        }
+        if n.excluded.is_none() {
+            let bound = node.bound(n.beta);
+            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.static_eval, n.depth, bound);
+        }
+        node.score
+    }
+
+    /// Rewards the move that failed high in the histories and punishes the
+    /// moves of its kind (quiet or capture) tried before it.
+    fn reward_cutoff(&mut self, n: &NodeInfo, m: Move, tried: &Tried) {
+        let mover = self.mover(m);
+        match self.pos.victim_square(m).map(|v| self.pos.cell(v).kind()) {
+            Some(victim) => self.reward_captures(Some((m, mover, victim)), &tried.captures, n.depth),
+            None if m.kind() != MoveKind::Promotion => {
+                self.reward_quiet(n.ply, (m, mover), &tried.quiets, n.depth);
+                self.reward_captures(None, &tried.captures, n.depth);
+            }
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The move picker: generates a node's moves, scores them for ordering
+//! (table move, good captures by MVV-LVA and capture history, promotions,
+//! killers, counter move, quiet and continuation histories, losing captures
+//! last), picks them best first, and teaches the histories after a cutoff.
+
+use arrayvec::ArrayVec;
+
+use crate::board::see::see_ge;
+use crate::rules::moves::{Move, MoveKind, MoveList, MAX_MOVES};
+use crate::rules::piece::{Cell, PieceKind};
+use crate::search::history::PieceTo;
+use crate::search::state::FRAME_OFFSET;
+
+use super::Search;
+
+/// Ordering base of captures that probably lose material: after the quiet
+/// moves (history scores stay within +-16384), skipped in quiescence.
+const BAD_CAPTURE: i32 = -(1 << 20);
+/// Scores below this mark a bad capture (victim and attacker terms included).
+pub(super) const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
+
+/// How much a cutoff at `depth` moves the history entries of the moves involved.
+#[inline]
+fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 16 + 32 * depth).min(1600)
+}
+
+/// Moves of a node, with their ordering scores.
+pub(super) struct ScoredMoves {
+    pub(super) list: MoveList,
+    pub(super) scores: ArrayVec<i32, MAX_MOVES>,
+}
+
+impl Search<'_> {
+    /// Moves of a node: pseudo-legal (legality is tested lazily, when a move
+    /// is tried), except in check in a succession variant, where the special
+    /// king-joker swaps come only from the legal generator.
+    pub(super) fn generate(&mut self, list: &mut MoveList, in_check: bool) -> bool {
+        if in_check && self.pos.variant().succession.is_some() {
+            self.pos.generate_legal(list);
+            true
+        } else {
+            list.clear();
+            self.pos.generate_pseudo(list);
+            self.pos.in_setup()
+        }
+    }
+
+    /// The continuation keys of the moves one and two plies before `ply`.
+    #[inline]
+    pub(super) fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        let base = ply + FRAME_OFFSET;
+        [self.stack[base - 1].moved, self.stack[base - 2].moved]
+    }
+
+    /// Ordering score of a quiet move from the history tables.
+    #[inline]
+    pub(super) fn quiet_score(&self, m: Move, mover: Cell, keys: [Option<PieceTo>; 2]) -> i32 {
+        self.histories.quiet(self.pos.side_to_move(), m)
+            + self.histories.continuation(keys[0], mover, m.to())
+            + self.histories.continuation(keys[1], mover, m.to())
+    }
+
+    /// Static exchange: does `m` gain at least `threshold`?
+    #[inline]
+    pub(super) fn see_ge(&mut self, m: Move, threshold: i32) -> bool {
+        let eval = self.eval;
+        see_ge(self.pos, m, threshold, |k| eval.value(k))
+    }
+
+    pub(super) fn score_move(&mut self, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        if Some(m) == tt_move {
+            return 1 << 30;
+        }
+        let mover = self.mover(m);
+        let mut score = 0;
+        if let Some(v) = self.pos.victim_square(m) {
+            let victim = self.pos.cell(v).kind();
+            let victim_value = self.eval.value(victim);
+            let attacker_value = self.eval.value(mover.kind());
+            // Captures that lose material by static exchange go after the quiet moves.
+            let base = if self.see_ge(m, 0) { 1 << 27 } else { BAD_CAPTURE };
+            score = base + victim_value * 16 - attacker_value / 16;
+            score += self.histories.capture(mover, m.to(), victim) / 8;
+        }
+        if m.kind() == MoveKind::Promotion {
+            score += (1 << 27) + self.eval.value(m.piece());
+        }
+        if score != 0 {
+            return score;
+        }
+        let frame = self.frame(ply);
+        if frame.killers[0] == Some(m) {
+            return 1 << 26;
+        }
+        if frame.killers[1] == Some(m) {
+            return (1 << 26) - 1;
+        }
+        let keys = self.continuation_keys(ply);
+        if self.histories.counter(keys[0]) == Some(m) {
+            return 1 << 25;
+        }
+        self.quiet_score(m, mover, keys)
+    }
+
+    /// Rewards the quiet move that caused a cutoff and punishes the quiet
+    /// moves tried before it.
+    pub(super) fn reward_quiet(&mut self, ply: usize, best: (Move, Cell), tried: &[(Move, Cell)], depth: i32) {
+        let bonus = history_bonus(depth);
+        let side = self.pos.side_to_move();
+        let keys = self.continuation_keys(ply);
+        let frame = self.frame_mut(ply);
+        if frame.killers[0] != Some(best.0) {
+            frame.killers[1] = frame.killers[0];
+            frame.killers[0] = Some(best.0);
+        }
+        self.histories.set_counter(keys[0], best.0);
+        for (i, &(m, mover)) in std::iter::once(&best).chain(tried).enumerate() {
+            let b = if i == 0 { bonus } else { -bonus };
+            self.histories.update_quiet(side, m, b);
+            for key in keys {
+                self.histories.update_continuation(key, mover, m.to(), b);
+            }
+        }
+    }
+
+    /// Rewards the capture that caused a cutoff and punishes the captures
+    /// tried before it.
+    pub(super) fn reward_captures(
+        &mut self,
+        best: Option<(Move, Cell, PieceKind)>,
+        tried: &[(Move, Cell, PieceKind)],
+        depth: i32,
+    ) {
+        let bonus = history_bonus(depth);
+        for &(m, mover, victim) in best.iter().chain(tried) {
+            let b = if best.is_some_and(|b| b.0 == m) { bonus } else { -bonus };
+            self.histories.update_capture(mover, m.to(), victim, b);
+        }
+    }
+
+    /// Removes the quiet moves at and after `from`, keeping the order of the rest.
+    pub(super) fn drop_quiet_moves(&self, moves: &mut ScoredMoves, from: usize) {
+        let mut kept = from;
+        for j in from..moves.list.len() {
+            let m = moves.list[j];
+            if self.is_tactical(m) {
+                moves.list[kept] = m;
+                moves.scores[kept] = moves.scores[j];
+                kept += 1;
+            }
+        }
+        moves.list.truncate(kept);
+        moves.scores.truncate(kept);
+    }
+
+    /// Picks the best-scored move at or after `i` and swaps it to `i`.
+    #[inline]
+    pub(super) fn pick(moves: &mut ScoredMoves, i: usize) -> Move {
+        let mut best = i;
+        for j in i + 1..moves.list.len() {
+            if moves.scores[j] > moves.scores[best] {
+                best = j;
+            }
+        }
+        moves.list.swap(i, best);
+        moves.scores.swap(i, best);
+        moves.list[i]
+    }
+}

@@ -1,0 +1,155 @@
+//! Quiescence search: captures and promotions (and evasions near the
+//! horizon) until the position is quiet, standing pat on the static
+//! evaluation, with delta pruning and a bound on the captures per node.
+
+use arrayvec::ArrayVec;
+
+use crate::rules::moves::{Move, MoveKind, MoveList};
+use crate::search::picker::{ScoredMoves, BAD_CAPTURE_LIMIT};
+use crate::search::state::{NodeBest, FRAME_OFFSET};
+use crate::search::tt::Bound;
+
+use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MAX_PLY};
+
+impl Search<'_> {
+    /// Quiescence: captures and promotions (evasions near the horizon) until
+    /// the position is quiet, standing pat on the static evaluation.
+    pub(super) fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, qdepth: u32) -> i32 {
+        self.pv_len[ply] = ply;
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if self.is_draw() {
+            return DRAW;
+        }
+        let in_setup = self.pos.in_setup();
+        let in_check = !in_setup && self.pos.in_check();
+        if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
+            return self.evaluate(ply);
+        }
+        let hash = self.pos.hash();
+        let pv_node = beta - alpha > 1;
+        let tt_hit = self.tt.probe(hash);
+        if let Some(hit) = tt_hit {
+            let score = from_tt(hit.score, ply);
+            if !pv_node && bound_cuts(hit.bound, score, alpha, beta) {
+                return score;
+            }
+        }
+        // Evasions are searched only near the horizon: in drop variants a
+        // check can be answered by a drop, and drop, capture, drop... would
+        // never end.
+        let evasions = in_check && qdepth < self.params.qs_evasion_depth;
+        let mut best = -INFINITE;
+        // A stored evaluation of a position in check is meaningless (-INFINITE).
+        let raw_eval = match tt_hit {
+            _ if evasions => -INFINITE,
+            Some(hit) if !in_check && hit.eval != -INFINITE => hit.eval,
+            _ => self.evaluate(ply),
+        };
+        let stand_pat = raw_eval;
+        if !evasions {
+            if stand_pat >= beta || in_setup {
+                if tt_hit.is_none() && !in_setup {
+                    self.tt.store(hash, None, to_tt(stand_pat, ply), raw_eval, 0, Bound::Lower);
+                }
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best = stand_pat;
+        }
+        let mut node = NodeBest { score: best, mv: None, alpha, original_alpha: alpha };
+        let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
+        let all_legal = self.qs_moves(&mut moves, in_check, evasions, tt_hit.and_then(|h| h.mv), ply);
+        // The square of the last move: recaptures there escape the capture limit below.
+        let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
+        let mut legal = 0;
+        for i in 0..moves.list.len() {
+            let m = Self::pick(&mut moves, i);
+            if moves.scores[i] == i32::MIN {
+                // Only quiet moves are left.
+                break;
+            }
+            if !evasions
+                && m.kind() != MoveKind::Promotion
+                && (moves.scores[i] < BAD_CAPTURE_LIMIT
+                    || self.qs_delta_prunes(m, stand_pat, node.alpha)
+                    || self.qs_limit_skips(legal, qdepth, m.to() == last_to))
+            {
+                continue;
+            }
+            if !all_legal && !self.pos.is_legal(m, in_check) {
+                continue;
+            }
+            legal += 1;
+            let us = self.pos.side_to_move();
+            let mover = self.mover(m);
+            self.make(ply, m, mover);
+            let score = if self.pos.side_to_move() == us {
+                self.qsearch(node.alpha, beta, ply + 1, qdepth + 1)
+            } else {
+                -self.qsearch(-beta, -node.alpha, ply + 1, qdepth + 1)
+            };
+            self.pos.unmake(m);
+            if self.stopped {
+                return 0;
+            }
+            if self.record(ply, m, score, &mut node, beta) {
+                break;
+            }
+        }
+        if evasions && legal == 0 {
+            // Every move was tried: no legal move in check is mate.
+            return -MATE + ply as i32;
+        }
+        let bound = node.bound(beta);
+        self.tt.store(hash, node.mv, to_tt(node.score, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
+        node.score
+    }
+
+    /// The moves of a quiescence node with their ordering scores; quiet
+    /// moves (unless evading) score `i32::MIN`, so the loop stops at the
+    /// first. True when the list holds legal moves only.
+    #[inline]
+    fn qs_moves(
+        &mut self,
+        moves: &mut ScoredMoves,
+        in_check: bool,
+        evasions: bool,
+        tt_move: Option<Move>,
+        ply: usize,
+    ) -> bool {
+        let all_legal = if in_check {
+            self.generate(&mut moves.list, in_check)
+        } else {
+            // Out of check only captures and promotions are searched.
+            moves.list.clear();
+            self.pos.generate_tactical(&mut moves.list);
+            false
+        };
+        for i in 0..moves.list.len() {
+            let m = moves.list[i];
+            let s = if evasions || self.is_tactical(m) { self.score_move(m, tt_move, ply) } else { i32::MIN };
+            moves.scores.push(s);
+        }
+        all_legal
+    }
+
+    /// Delta pruning: even winning this man cannot lift the evaluation to alpha.
+    #[inline]
+    fn qs_delta_prunes(&self, m: Move, stand_pat: i32, alpha: i32) -> bool {
+        let victim = self.pos.victim_square(m).unwrap_or(m.to());
+        stand_pat + self.eval.value(self.pos.cell(victim).kind()) + self.params.qs_delta_margin <= alpha
+    }
+
+    /// A few captures per node, then only recaptures, and deep in the
+    /// sequence a single recapture: bounds the tree where dozens of men
+    /// attack each other.
+    #[inline]
+    fn qs_limit_skips(&self, legal: u32, qdepth: u32, recapture: bool) -> bool {
+        let p = &self.params;
+        (legal >= p.qs_move_limit && !recapture) || (qdepth >= p.qs_recapture_depth && (!recapture || legal > 0))
+    }
+}

@@ -1,0 +1,233 @@
+//! What the search keeps per ply and per node, and the steps every node
+//! takes: make a move (with the network's accumulators), evaluate, test
+//! for a draw, and record a new best move with its line.
+
+use arrayvec::ArrayVec;
+
+use crate::board::position::NO_SQUARE;
+use crate::rules::geometry::Square;
+use crate::rules::moves::{Move, MoveKind};
+use crate::rules::piece::{Cell, PieceKind};
+use crate::search::history::PieceTo;
+use crate::search::tt::{Bound, TtHit};
+
+use super::{from_tt, Search, INFINITE, MATE_BOUND};
+
+/// What the search keeps per ply.
+#[derive(Clone, Copy)]
+pub(super) struct Frame {
+    /// Static evaluation (-INFINITE in check).
+    pub(super) static_eval: i32,
+    pub(super) killers: [Option<Move>; 2],
+    /// The move left out by a singular-extension search of this node.
+    pub(super) excluded: Option<Move>,
+    /// The man and destination of the move made from this ply (None: null move).
+    pub(super) moved: Option<PieceTo>,
+    /// Destination of that move (NO_SQUARE: none).
+    pub(super) moved_to: Square,
+    /// Double extensions on the path from the root to this ply.
+    pub(super) double_extensions: u8,
+}
+
+pub(super) const EMPTY_FRAME: Frame = Frame {
+    static_eval: -INFINITE,
+    killers: [None; 2],
+    excluded: None,
+    moved: None,
+    moved_to: NO_SQUARE,
+    double_extensions: 0,
+};
+
+/// Frames before the root, so `ply - 2` needs no bounds test.
+pub(super) const FRAME_OFFSET: usize = 2;
+
+/// The best score of a node so far, its move, and the window's raised lower bound.
+pub(super) struct NodeBest {
+    pub(super) score: i32,
+    pub(super) mv: Option<Move>,
+    pub(super) alpha: i32,
+    pub(super) original_alpha: i32,
+}
+
+impl NodeBest {
+    /// How the node's score bounds its true value, for the table.
+    pub(super) fn bound(&self, beta: i32) -> Bound {
+        if self.score >= beta {
+            Bound::Lower
+        } else if self.alpha > self.original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
+/// What the move loop of a node reads of the node, fixed before its first move.
+#[derive(Clone, Copy)]
+pub(super) struct NodeInfo {
+    /// Remaining depth (after internal iterative reduction).
+    pub(super) depth: i32,
+    pub(super) ply: usize,
+    pub(super) beta: i32,
+    pub(super) pv_node: bool,
+    /// Expected to fail high.
+    pub(super) cut_node: bool,
+    pub(super) in_check: bool,
+    pub(super) in_setup: bool,
+    /// The static evaluation rose since our previous move.
+    pub(super) improving: bool,
+    pub(super) static_eval: i32,
+    /// The move a singular-extension search of this node leaves out.
+    pub(super) excluded: Option<Move>,
+    pub(super) tt_hit: Option<TtHit>,
+    pub(super) tt_move: Option<Move>,
+    pub(super) hash: u64,
+}
+
+impl NodeInfo {
+    /// A better guess than the static evaluation: the table's bound on the
+    /// score, where it is tighter.
+    #[inline]
+    pub(super) fn refined_eval(&self) -> i32 {
+        let mut eval = self.static_eval;
+        if let Some(hit) = self.tt_hit {
+            let score = from_tt(hit.score, self.ply);
+            let tighter = if score > eval { Bound::Lower } else { Bound::Upper };
+            if !self.in_check && score.abs() < MATE_BOUND && (hit.bound == tighter || hit.bound == Bound::Exact) {
+                eval = score;
+            }
+        }
+        eval
+    }
+
+    /// Whether moves may be pruned here: not at the root, a PV node, in check
+    /// or in setup, and only once a move has a score above being mated.
+    #[inline]
+    pub(super) fn may_prune(&self, node: &NodeBest) -> bool {
+        self.ply > 0 && !self.pv_node && !self.in_check && !self.in_setup && node.score > -MATE_BOUND
+    }
+}
+
+/// What pruning, extension and reduction read of one move of the loop.
+pub(super) struct MoveInfo {
+    pub(super) m: Move,
+    pub(super) mover: Cell,
+    /// The kind it captures.
+    pub(super) victim: Option<PieceKind>,
+    /// Neither a capture nor a promotion.
+    pub(super) quiet: bool,
+    /// History score (quiet moves; 0 for the others).
+    pub(super) history: i32,
+    pub(super) is_killer: bool,
+    /// The reduction table's entry for this depth and move number.
+    pub(super) base_reduction: i32,
+}
+
+/// What the pruning of a quiet move decided.
+pub(super) enum Prune {
+    Keep,
+    Skip,
+    /// Skip this and every later quiet move (late-move pruning).
+    SkipQuiets,
+}
+
+/// The moves a node searched before its best, to punish in the histories.
+pub(super) struct Tried {
+    pub(super) quiets: ArrayVec<(Move, Cell), 64>,
+    pub(super) captures: ArrayVec<(Move, Cell, PieceKind), 32>,
+}
+
+impl Tried {
+    /// Notes a searched move that did not fail high (promotions are neither list's).
+    #[inline]
+    pub(super) fn push(&mut self, mv: &MoveInfo) {
+        if mv.quiet {
+            let _ = self.quiets.try_push((mv.m, mv.mover));
+        } else if let Some(v) = mv.victim {
+            let _ = self.captures.try_push((mv.m, mv.mover, v));
+        }
+    }
+}
+
+impl Search<'_> {
+    #[inline]
+    pub(super) fn frame(&self, ply: usize) -> &Frame {
+        &self.stack[ply + FRAME_OFFSET]
+    }
+
+    #[inline]
+    pub(super) fn frame_mut(&mut self, ply: usize) -> &mut Frame {
+        &mut self.stack[ply + FRAME_OFFSET]
+    }
+
+    /// The man a move lifts (or drops) in the current position.
+    #[inline]
+    pub(super) fn mover(&self, m: Move) -> Cell {
+        if m.kind() == MoveKind::Drop {
+            Cell::piece(self.pos.side_to_move(), m.piece())
+        } else {
+            self.pos.cell(m.from())
+        }
+    }
+
+    #[inline]
+    fn is_capture(&self, m: Move) -> bool {
+        self.pos.victim_square(m).is_some()
+    }
+
+    /// A capture or a promotion: what quiescence searches.
+    #[inline]
+    pub(super) fn is_tactical(&self, m: Move) -> bool {
+        self.is_capture(m) || m.kind() == MoveKind::Promotion
+    }
+
+    pub(super) fn is_draw(&self) -> bool {
+        self.pos.is_rule_draw()
+    }
+
+    /// Records a new best move at `ply`: its line is the move and the child's line.
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for j in ply + 1..child_len {
+            self.pv[ply][j] = self.pv[ply + 1][j];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Takes a searched move's score into the node: a new best, a raised alpha
+    /// (with the principal variation), and true when it fails high.
+    #[inline]
+    pub(super) fn record(&mut self, ply: usize, m: Move, score: i32, node: &mut NodeBest, beta: i32) -> bool {
+        if score > node.score {
+            node.score = score;
+            if score > node.alpha {
+                node.alpha = score;
+                node.mv = Some(m);
+                self.update_pv(ply, m);
+                return score >= beta;
+            }
+        }
+        false
+    }
+
+    /// Makes a move and records it in the stack for the children's continuation keys.
+    #[inline]
+    pub(super) fn make(&mut self, ply: usize, m: Move, mover: Cell) {
+        let key = self.histories.piece_to(mover, m.to());
+        let frame = self.frame_mut(ply);
+        frame.moved = Some(key);
+        frame.moved_to = m.to();
+        self.pos.make(m);
+        if let Some(stack) = &mut self.nnue {
+            stack.push(ply + 1, self.pos.last_changes());
+        }
+    }
+
+    /// The static evaluation of the position at `ply`, for the side to move
+    /// (a network reads the accumulators kept move by move).
+    #[inline]
+    pub(super) fn evaluate(&mut self, ply: usize) -> i32 {
+        self.eval.evaluate_with(self.pos, self.nnue.as_mut().map(|stack| (stack, ply)))
+    }
+}

@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use super::features::FeatureSet;
-use crate::board::fen::{FenError, Setup};
+use crate::board::fen::{FenError, FenFields};
 use crate::board::position::{Place, Position};
 use crate::rules::geometry::Square;
 use crate::rules::piece::{Cell, Color, PieceKind};
@@ -261,7 +261,7 @@ impl<'a> Record<'a> {
             .collect();
         let holdings =
             variant.hands.then(|| hand.iter().map(|&(c, k)| variant.cell_letter(Cell::piece(c, k))).collect());
-        let setup = Setup {
+        let fields = FenFields {
             men,
             holdings,
             hand,
@@ -272,7 +272,7 @@ impl<'a> Record<'a> {
             fullmove: 1,
             setup_pending: None,
         };
-        Position::from_setup(Arc::clone(variant), &setup)
+        Position::from_fields(Arc::clone(variant), &fields)
     }
 
     /// The men in hand: (man, count).

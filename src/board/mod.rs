@@ -9,5 +9,6 @@ pub mod notation;
 pub mod outcome;
 pub mod perft;
 pub mod position;
+pub mod pseudo_legal;
 pub mod registry;
 pub mod see;

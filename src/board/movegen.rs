@@ -19,17 +19,19 @@ fn push(out: &mut MoveList, m: Move) {
 }
 
 impl Position {
-    #[inline]
-    fn push_move(&self, out: &mut MoveList, from: Square, to: Square, kind: PieceKind, double: bool) {
+    /// The move(s) of a `kind` man from `from` to `to`: one per promotion
+    /// choice on the promotion rank, else one ordinary (or double-step) move.
+    #[inline(always)]
+    fn emit_move(&self, from: Square, to: Square, kind: PieceKind, double: bool, mut emit: impl FnMut(Move)) {
         let us = self.side;
         let promotions = &self.variant.promotions[us][kind.index()];
         if !promotions.is_empty() && to.rank() == self.variant.promotion_rank[us] {
             for &p in promotions {
-                push(out, Move::new(from, to, MoveKind::Promotion, p));
+                emit(Move::new(from, to, MoveKind::Promotion, p));
             }
         } else {
             let kind = if double { MoveKind::DoublePush } else { MoveKind::Normal };
-            push(out, Move::new(from, to, kind, PieceKind(0)));
+            emit(Move::new(from, to, kind, PieceKind(0)));
         }
     }
 
@@ -71,42 +73,47 @@ impl Position {
     #[inline(always)]
     fn generate_piece_moves<const TACTICAL: bool>(&self, out: &mut MoveList) {
         let us = self.side;
-        let them = !us;
-        let board = &self.board;
-        let variant = &*self.variant;
-        let promotion_rank = variant.promotion_rank[us];
         for &from in self.board_squares.iter() {
-            let cell = board[from.index()];
-            if !cell.is_color(us) {
-                continue;
-            }
-            let kind = cell.kind();
-            let promotes = !variant.promotions[us][kind.index()].is_empty();
-            for rule in variant.motion.rules(us, kind) {
-                if TACTICAL && !rule.mode.captures() && !promotes {
-                    continue;
-                }
-                if rule.initial_only && variant.initial_ranks[us][kind.index()] >> from.rank() & 1 == 0 {
-                    continue;
-                }
-                for_each_target(board, from, rule, them, |to| {
-                    if !TACTICAL || board[to.index()].is_piece() || (promotes && to.rank() == promotion_rank) {
-                        let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
-                        self.push_move(out, from, to, kind, double);
-                    }
-                });
+            if self.board[from.index()].is_color(us) {
+                self.for_each_man_move::<TACTICAL>(from, |m| push(out, m));
             }
         }
     }
 
-    fn generate_en_passant(&self, out: &mut MoveList) {
+    /// The moves by its rules of the side to move's man on `from`, in
+    /// generation order (with `TACTICAL` only captures and promotions).
+    #[inline(always)]
+    pub(crate) fn for_each_man_move<const TACTICAL: bool>(&self, from: Square, mut emit: impl FnMut(Move)) {
+        let them = !self.side;
+        let board = &self.board;
+        let variant = &*self.variant;
+        let promotion_rank = variant.promotion_rank[self.side];
+        let kind = board[from.index()].kind();
+        let promotes = !variant.promotions[self.side][kind.index()].is_empty();
+        for rule in variant.motion.rules(self.side, kind) {
+            if TACTICAL && !rule.mode.captures() && !promotes {
+                continue;
+            }
+            if rule.initial_only && variant.initial_ranks[self.side][kind.index()] >> from.rank() & 1 == 0 {
+                continue;
+            }
+            for_each_target(board, from, rule, them, |to| {
+                if !TACTICAL || board[to.index()].is_piece() || (promotes && to.rank() == promotion_rank) {
+                    let double = rule.is_double_step() && variant.is_en_passant_kind(kind);
+                    self.emit_move(from, to, kind, double, &mut emit);
+                }
+            });
+        }
+    }
+
+    pub(crate) fn generate_en_passant(&self, out: &mut MoveList) {
         let ep = self.st.ep;
         for from in self.ep_captors(ep) {
             push(out, Move::new(from, ep, MoveKind::EnPassant, PieceKind(0)));
         }
     }
 
-    fn generate_castling(&self, out: &mut MoveList) {
+    pub(crate) fn generate_castling(&self, out: &mut MoveList) {
         let us = self.side;
         let king = self.kings[us];
         if king == NO_SQUARE {
@@ -160,7 +167,7 @@ impl Position {
     }
 
     /// Setup choices: each mover may swap with a partner on the back rank, or pass.
-    fn generate_setup(&self, out: &mut MoveList) {
+    pub(crate) fn generate_setup(&self, out: &mut MoveList) {
         let Some(rule) = self.variant.setup.as_ref() else { return };
         let us = self.side;
         let king = self.kings[us];

@@ -9,7 +9,7 @@ use arrayvec::ArrayVec;
 use crate::board::position::NO_SQUARE;
 use crate::rules::moves::{Move, MoveKind, MoveList};
 use crate::search::picker::ScoredMoves;
-use crate::search::state::{MoveInfo, NodeBest, NodeInfo, Prune, Tried};
+use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, Step, Tried};
 use crate::search::tt::{Bound, TtHit};
 
 use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY};
@@ -227,75 +227,113 @@ impl Search<'_> {
     }
 
     /// The move loop: each move in order is pruned, or extended or reduced
-    /// and searched; a fail high ends the loop.
+    /// and searched; a fail high ends the loop. The table move goes first,
+    /// before anything is generated: when it fails high, nothing is.
     fn search_moves(&mut self, n: &NodeInfo, alpha: i32) -> i32 {
+        let mut lp = MoveLoop {
+            tried: Tried { quiets: ArrayVec::new(), captures: ArrayVec::new() },
+            node: NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha },
+            legal: 0,
+            skip_quiets: false,
+            all_legal: n.in_setup,
+            keys: self.continuation_keys(n.ply),
+        };
+        // In check in a succession variant the table move may be a king
+        // succession, which only the legal generator knows.
+        let succession = n.in_check && self.pos.variant().succession.is_some();
+        let staged = n.tt_move.filter(|&m| !succession && self.pos.is_pseudo_legal(m));
+        if let Some(m) = staged {
+            match self.try_move(n, m, &mut lp) {
+                Step::Cutoff => return self.finish_node(n, &lp.node, lp.legal, &lp.tried),
+                Step::End(score) => return score,
+                Step::Next | Step::DropQuiets => {}
+            }
+        }
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
-        let all_legal = self.generate(&mut moves.list, n.in_check);
+        lp.all_legal = self.generate(&mut moves.list, n.in_check);
         for i in 0..moves.list.len() {
             let s = self.score_move(moves.list[i], n.tt_move, n.ply);
             moves.scores.push(s);
         }
-        let keys = self.continuation_keys(n.ply);
-        let mut tried = Tried { quiets: ArrayVec::new(), captures: ArrayVec::new() };
-        let mut node = NodeBest { score: -INFINITE, mv: None, alpha, original_alpha: alpha };
-        let mut legal = 0;
-        let mut skip_quiets = false;
         let mut i = 0;
+        if let Some(m) = staged {
+            // Where picking it first would have put it: at the front, the
+            // first move there swapped to its place.
+            if let Some(k) = moves.list.iter().position(|&x| x == m) {
+                moves.list.swap(0, k);
+                moves.scores.swap(0, k);
+                i = 1;
+            }
+            if lp.skip_quiets && !n.in_check {
+                self.drop_quiet_moves(&mut moves, i);
+            }
+        }
         while i < moves.list.len() {
             let m = Self::pick(&mut moves, i);
             i += 1;
-            if Some(m) == n.excluded {
-                continue;
+            match self.try_move(n, m, &mut lp) {
+                Step::Next => {}
+                // Only captures and promotions are left to try: drop the
+                // quiet moves now rather than pick past each.
+                Step::DropQuiets if !n.in_check => self.drop_quiet_moves(&mut moves, i),
+                Step::DropQuiets => {}
+                Step::Cutoff => break,
+                Step::End(score) => return score,
             }
-            let victim = self.pos.victim_square(m).map(|v| self.pos.cell(v).kind());
-            let quiet = victim.is_none() && m.kind() != MoveKind::Promotion;
-            if quiet && skip_quiets && !n.in_check {
-                continue;
-            }
-            if !all_legal && !self.pos.is_legal(m, n.in_check) {
-                continue;
-            }
-            legal += 1;
-            let mover = self.mover(m);
-            let mv = MoveInfo {
-                m,
-                mover,
-                victim,
-                quiet,
-                history: if quiet { self.quiet_score(m, mover, keys) } else { 0 },
-                is_killer: self.frame(n.ply).killers.contains(&Some(m)),
-                base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
-            };
-            match self.prune_quiet(n, &mv, legal, &node) {
-                Prune::Keep => {}
-                Prune::Skip => continue,
-                Prune::SkipQuiets => {
-                    skip_quiets = true;
-                    if !n.in_check {
-                        // Only captures and promotions are left to try: drop
-                        // the quiet moves now rather than pick past each.
-                        self.drop_quiet_moves(&mut moves, i);
-                    }
-                    continue;
-                }
-            }
-            if self.prune_by_exchange(n, &mv, &node) {
-                continue;
-            }
-            let extension = match self.tt_move_extension(n, m) {
-                Ok(e) => e,
-                Err(score) => return score,
-            };
-            let score = self.search_move(n, &mv, legal, extension, node.alpha);
-            if self.stopped {
-                return 0;
-            }
-            if self.record(n.ply, m, score, &mut node, n.beta) {
-                break;
-            }
-            tried.push(&mv);
         }
-        self.finish_node(n, &node, legal, &tried)
+        self.finish_node(n, &lp.node, lp.legal, &lp.tried)
+    }
+
+    /// One move of the loop: skipped when excluded, illegal or pruned, else
+    /// extended, searched and recorded.
+    fn try_move(&mut self, n: &NodeInfo, m: Move, lp: &mut MoveLoop) -> Step {
+        if Some(m) == n.excluded {
+            return Step::Next;
+        }
+        let victim = self.pos.victim_square(m).map(|v| self.pos.cell(v).kind());
+        let quiet = victim.is_none() && m.kind() != MoveKind::Promotion;
+        if quiet && lp.skip_quiets && !n.in_check {
+            return Step::Next;
+        }
+        if !lp.all_legal && !self.pos.is_legal(m, n.in_check) {
+            return Step::Next;
+        }
+        lp.legal += 1;
+        let legal = lp.legal;
+        let mover = self.mover(m);
+        let mv = MoveInfo {
+            m,
+            mover,
+            victim,
+            quiet,
+            history: if quiet { self.quiet_score(m, mover, lp.keys) } else { 0 },
+            is_killer: self.frame(n.ply).killers.contains(&Some(m)),
+            base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
+        };
+        match self.prune_quiet(n, &mv, legal, &lp.node) {
+            Prune::Keep => {}
+            Prune::Skip => return Step::Next,
+            Prune::SkipQuiets => {
+                lp.skip_quiets = true;
+                return Step::DropQuiets;
+            }
+        }
+        if self.prune_by_exchange(n, &mv, &lp.node) {
+            return Step::Next;
+        }
+        let extension = match self.tt_move_extension(n, m) {
+            Ok(e) => e,
+            Err(score) => return Step::End(score),
+        };
+        let score = self.search_move(n, &mv, legal, extension, lp.node.alpha);
+        if self.stopped {
+            return Step::End(0);
+        }
+        if self.record(n.ply, m, score, &mut lp.node, n.beta) {
+            return Step::Cutoff;
+        }
+        lp.tried.push(&mv);
+        Step::Next
     }
 
     /// Late-move, futility and history pruning of a quiet move that is not a

@@ -131,6 +131,31 @@ pub(super) enum Prune {
     SkipQuiets,
 }
 
+/// What trying one move of the loop did.
+pub(super) enum Step {
+    /// Searched, skipped or pruned: go on with the next move.
+    Next,
+    /// Late-move pruning: no quiet move after this one is tried.
+    DropQuiets,
+    /// It failed high: the loop ends.
+    Cutoff,
+    /// The node ends with this score (multi-cut, or the search stopped).
+    End(i32),
+}
+
+/// The running state of a node's move loop.
+pub(super) struct MoveLoop {
+    pub(super) tried: Tried,
+    pub(super) node: NodeBest,
+    /// Legal moves met so far.
+    pub(super) legal: usize,
+    /// Late-move pruning has dropped the quiet moves.
+    pub(super) skip_quiets: bool,
+    /// Every move handed to the loop is known legal (setup, succession).
+    pub(super) all_legal: bool,
+    pub(super) keys: [Option<PieceTo>; 2],
+}
+
 /// The moves a node searched before its best, to punish in the histories.
 pub(super) struct Tried {
     pub(super) quiets: ArrayVec<(Move, Cell), 64>,

@@ -269,7 +269,7 @@ impl Search<'_> {
             }
         }
         while i < moves.list.len() {
-            let m = Self::pick(&mut moves, i);
+            let m = self.pick(&mut moves, i);
             i += 1;
             match self.try_move(n, m, &mut lp) {
                 Step::Next => {}

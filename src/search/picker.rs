@@ -18,6 +18,16 @@ use super::Search;
 const BAD_CAPTURE: i32 = -(1 << 20);
 /// Scores below this mark a bad capture (victim and attacker terms included).
 pub(super) const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
+/// Ordering base of captures (and of promotions) until static exchange
+/// finds that they lose material.
+const GOOD_CAPTURE: i32 = 1 << 27;
+/// The table move's score, above every other.
+const TT_MOVE: i32 = 1 << 30;
+/// Captures scored at or above this (and below [`TT_MOVE`]) have not been
+/// through static exchange yet: the victim, attacker and history terms and
+/// a promotion's bonus move a score less than this far below
+/// [`GOOD_CAPTURE`], and a capture found to lose ends far below it.
+const UNCHECKED_FLOOR: i32 = GOOD_CAPTURE - (1 << 16);
 
 /// How much a cutoff at `depth` moves the history entries of the moves involved.
 #[inline]
@@ -70,7 +80,7 @@ impl Search<'_> {
 
     pub(super) fn score_move(&mut self, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(m) == tt_move {
-            return 1 << 30;
+            return TT_MOVE;
         }
         let mover = self.mover(m);
         let mut score = 0;
@@ -78,13 +88,13 @@ impl Search<'_> {
             let victim = self.pos.cell(v).kind();
             let victim_value = self.eval.value(victim);
             let attacker_value = self.eval.value(mover.kind());
-            // Captures that lose material by static exchange go after the quiet moves.
-            let base = if self.see_ge(m, 0) { 1 << 27 } else { BAD_CAPTURE };
-            score = base + victim_value * 16 - attacker_value / 16;
+            // Scored as a good capture: static exchange is computed only if
+            // the picker reaches it (see `pick`).
+            score = GOOD_CAPTURE + victim_value * 16 - attacker_value / 16;
             score += self.histories.capture(mover, m.to(), victim) / 8;
         }
         if m.kind() == MoveKind::Promotion {
-            score += (1 << 27) + self.eval.value(m.piece());
+            score += GOOD_CAPTURE + self.eval.value(m.piece());
         }
         if score != 0 {
             return score;
@@ -101,6 +111,23 @@ impl Search<'_> {
             return 1 << 25;
         }
         self.quiet_score(m, mover, keys)
+    }
+
+    /// [`Search::score_move`] with the static exchange of a capture
+    /// settled at once (for lists sorted up front, as at the root).
+    pub(super) fn score_move_settled(&mut self, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        let score = self.score_move(m, tt_move, ply);
+        if self.exchange_pending(m, score) && !self.see_ge(m, 0) {
+            return score - GOOD_CAPTURE + BAD_CAPTURE;
+        }
+        score
+    }
+
+    /// Whether `m`, scored `score`, is a capture whose static exchange has
+    /// not been computed yet.
+    #[inline]
+    fn exchange_pending(&self, m: Move, score: i32) -> bool {
+        (UNCHECKED_FLOOR..TT_MOVE).contains(&score) && self.pos.victim_square(m).is_some()
     }
 
     /// Rewards the quiet move that caused a cutoff and punishes the quiet
@@ -154,17 +181,28 @@ impl Search<'_> {
         moves.scores.truncate(kept);
     }
 
-    /// Picks the best-scored move at or after `i` and swaps it to `i`.
+    /// Picks the best-scored move at or after `i` and swaps it to `i`. A
+    /// capture reached for the first time goes through static exchange
+    /// now; if it loses material it drops after the quiet moves and the
+    /// pick is made again (so the order is that of scoring every capture
+    /// by exchange up front, without the exchanges never reached).
     #[inline]
-    pub(super) fn pick(moves: &mut ScoredMoves, i: usize) -> Move {
-        let mut best = i;
-        for j in i + 1..moves.list.len() {
-            if moves.scores[j] > moves.scores[best] {
-                best = j;
+    pub(super) fn pick(&mut self, moves: &mut ScoredMoves, i: usize) -> Move {
+        loop {
+            let mut best = i;
+            for j in i + 1..moves.list.len() {
+                if moves.scores[j] > moves.scores[best] {
+                    best = j;
+                }
             }
+            let (m, score) = (moves.list[best], moves.scores[best]);
+            if !self.exchange_pending(m, score) || self.see_ge(m, 0) {
+                moves.list.swap(i, best);
+                moves.scores.swap(i, best);
+                return m;
+            }
+            // Captures that lose material by static exchange go after the quiet moves.
+            moves.scores[best] = score - GOOD_CAPTURE + BAD_CAPTURE;
         }
-        moves.list.swap(i, best);
-        moves.scores.swap(i, best);
-        moves.list[i]
     }
 }

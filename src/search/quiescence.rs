@@ -67,7 +67,7 @@ impl Search<'_> {
         let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
         let mut legal = 0;
         for i in 0..moves.list.len() {
-            let m = Self::pick(&mut moves, i);
+            let m = self.pick(&mut moves, i);
             if moves.scores[i] == i32::MIN {
                 // Only quiet moves are left.
                 break;

@@ -208,7 +208,7 @@ impl Search<'_> {
             return root;
         }
         let tt_move = self.tt.probe(self.pos.hash()).and_then(|h| h.mv);
-        root.sort_by_cached_key(|r| std::cmp::Reverse(self.score_move(r.mv, tt_move, 0)));
+        root.sort_by_cached_key(|r| std::cmp::Reverse(self.score_move_settled(r.mv, tt_move, 0)));
         root
     }
 

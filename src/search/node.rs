@@ -8,7 +8,7 @@ use arrayvec::ArrayVec;
 
 use crate::board::position::NO_SQUARE;
 use crate::rules::moves::{Move, MoveKind, MoveList};
-use crate::search::picker::ScoredMoves;
+use crate::search::picker::{ScoredMoves, KILLER};
 use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, Step, Tried};
 use crate::search::tt::{Bound, TtHit};
 
@@ -251,10 +251,8 @@ impl Search<'_> {
         }
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
         lp.all_legal = self.generate(&mut moves.list, n.in_check);
-        for i in 0..moves.list.len() {
-            let s = self.score_move(moves.list[i], n.tt_move, n.ply);
-            moves.scores.push(s);
-        }
+        self.score_tactical(&mut moves, n.tt_move);
+        let mut quiets_pending = true;
         let mut i = 0;
         if let Some(m) = staged {
             // Where picking it first would have put it: at the front, the
@@ -270,6 +268,13 @@ impl Search<'_> {
         }
         while i < moves.list.len() {
             let m = self.pick(&mut moves, i);
+            if quiets_pending && moves.scores[i] <= KILLER {
+                // Past the captures that keep material and the promotions:
+                // now the quiet moves are scored, and the pick made again.
+                quiets_pending = false;
+                self.score_quiets(&mut moves, i, n.ply);
+                continue;
+            }
             i += 1;
             match self.try_move(n, m, &mut lp) {
                 Step::Next => {}

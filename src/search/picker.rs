@@ -2,6 +2,9 @@
 //! (table move, good captures by MVV-LVA and capture history, promotions,
 //! killers, counter move, quiet and continuation histories, losing captures
 //! last), picks them best first, and teaches the histories after a cutoff.
+//! Work is put off until the picker needs it: a capture's static exchange
+//! until it is reached, the quiet moves' scores until the captures that
+//! keep material and the promotions have been tried.
 
 use arrayvec::ArrayVec;
 
@@ -21,6 +24,10 @@ pub(super) const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
 /// Ordering base of captures (and of promotions) until static exchange
 /// finds that they lose material.
 const GOOD_CAPTURE: i32 = 1 << 27;
+/// The first killer's score: moves scored above it go before the quiet moves.
+pub(super) const KILLER: i32 = 1 << 26;
+/// The score of a quiet move not scored yet, below every real score.
+const UNSCORED: i32 = i32::MIN;
 /// The table move's score, above every other.
 const TT_MOVE: i32 = 1 << 30;
 /// Captures scored at or above this (and below [`TT_MOVE`]) have not been
@@ -82,9 +89,18 @@ impl Search<'_> {
         if Some(m) == tt_move {
             return TT_MOVE;
         }
-        let mover = self.mover(m);
+        match self.tactical_score(m) {
+            0 => self.quiet_move_score(m, ply),
+            score => score,
+        }
+    }
+
+    /// Ordering score of a capture or promotion (0 for a quiet move).
+    #[inline]
+    fn tactical_score(&self, m: Move) -> i32 {
         let mut score = 0;
         if let Some(v) = self.pos.victim_square(m) {
+            let mover = self.mover(m);
             let victim = self.pos.cell(v).kind();
             let victim_value = self.eval.value(victim);
             let attacker_value = self.eval.value(mover.kind());
@@ -96,21 +112,24 @@ impl Search<'_> {
         if m.kind() == MoveKind::Promotion {
             score += GOOD_CAPTURE + self.eval.value(m.piece());
         }
-        if score != 0 {
-            return score;
-        }
+        score
+    }
+
+    /// Ordering score of a quiet move: killers, counter move, histories.
+    #[inline]
+    fn quiet_move_score(&self, m: Move, ply: usize) -> i32 {
         let frame = self.frame(ply);
         if frame.killers[0] == Some(m) {
-            return 1 << 26;
+            return KILLER;
         }
         if frame.killers[1] == Some(m) {
-            return (1 << 26) - 1;
+            return KILLER - 1;
         }
         let keys = self.continuation_keys(ply);
         if self.histories.counter(keys[0]) == Some(m) {
             return 1 << 25;
         }
-        self.quiet_score(m, mover, keys)
+        self.quiet_score(m, self.mover(m), keys)
     }
 
     /// [`Search::score_move`] with the static exchange of a capture
@@ -128,6 +147,34 @@ impl Search<'_> {
     #[inline]
     fn exchange_pending(&self, m: Move, score: i32) -> bool {
         (UNCHECKED_FLOOR..TT_MOVE).contains(&score) && self.pos.victim_square(m).is_some()
+    }
+
+    /// Scores the captures and promotions (and the table move) of a
+    /// node's list; the quiet moves stay [`UNSCORED`], below every score,
+    /// until [`Search::score_quiets`]: when a capture fails high, they are
+    /// never scored.
+    pub(super) fn score_tactical(&mut self, moves: &mut ScoredMoves, tt_move: Option<Move>) {
+        for i in 0..moves.list.len() {
+            let m = moves.list[i];
+            let s = if Some(m) == tt_move {
+                TT_MOVE
+            } else {
+                match self.tactical_score(m) {
+                    0 => UNSCORED,
+                    score => score,
+                }
+            };
+            moves.scores.push(s);
+        }
+    }
+
+    /// Scores the quiet moves at and after `from` that are still unscored.
+    pub(super) fn score_quiets(&mut self, moves: &mut ScoredMoves, from: usize, ply: usize) {
+        for j in from..moves.list.len() {
+            if moves.scores[j] == UNSCORED {
+                moves.scores[j] = self.quiet_move_score(moves.list[j], ply);
+            }
+        }
     }
 
     /// Rewards the quiet move that caused a cutoff and punishes the quiet

@@ -21,7 +21,7 @@ fn push(out: &mut MoveList, m: Move) {
 impl Position {
     /// The move(s) of a `kind` man from `from` to `to`: one per promotion
     /// choice on the promotion rank, else one ordinary (or double-step) move.
-    #[inline(always)]
+    #[inline]
     fn emit_move(&self, from: Square, to: Square, kind: PieceKind, double: bool, mut emit: impl FnMut(Move)) {
         let us = self.side;
         let promotions = &self.variant.promotions[us][kind.index()];

@@ -23,18 +23,33 @@
 use std::sync::Arc;
 
 use super::features::FeatureSet;
+use super::games::Filter;
+use super::stream::{Item, PositionReader};
 use crate::board::fen::{FenError, FenFields};
 use crate::board::position::{Place, Position};
 use crate::rules::geometry::Square;
 use crate::rules::piece::{Cell, Color, PieceKind};
 use crate::rules::variant::Variant;
 
-/// The first line of every block.
-const MAGIC: &str = "menagerie-data 1";
+/// The first line of a block of records.
+pub const MAGIC: &str = "menagerie-data 1";
+/// The first line of a block of games ([`super::games`]).
+pub const GAMES_MAGIC: &str = "menagerie-games 1";
+
+/// What a block holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    /// `positions` records.
+    Records,
+    /// Games, each self-delimiting, up to the next block or the end.
+    Games,
+}
 
 /// What a block of positions is for and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataHeader {
+    /// Records or games.
+    pub kind: BlockKind,
     /// The variant's name.
     pub variant: String,
     /// Its piece letters in kind order.
@@ -43,7 +58,7 @@ pub struct DataHeader {
     pub board: String,
     /// The command that made the block.
     pub command: String,
-    /// Records in the block.
+    /// Records in the block (0 for a game block: its games need no count).
     pub positions: usize,
     /// The self-play settings that played the games, where the maker keeps
     /// them (the tuner does, to refuse a file made otherwise); a `settings`
@@ -55,6 +70,7 @@ impl DataHeader {
     /// A header for `positions` records of `variant` made by `command`.
     pub fn new(variant: &Variant, command: &str, positions: usize) -> DataHeader {
         DataHeader {
+            kind: BlockKind::Records,
             variant: variant.name.clone(),
             pieces: super::network::piece_letters(variant),
             board: variant.shape.to_string(),
@@ -62,6 +78,11 @@ impl DataHeader {
             positions,
             settings: None,
         }
+    }
+
+    /// A header for a block of games of `variant` made by `command`.
+    pub fn games(variant: &Variant, command: &str) -> DataHeader {
+        DataHeader { kind: BlockKind::Games, ..DataHeader::new(variant, command, 0) }
     }
 
     /// The header with the settings that played the games.
@@ -92,6 +113,22 @@ pub enum DataError {
         /// What is wrong.
         message: String,
     },
+    /// A game that ends early or does not replay.
+    #[error("byte {offset}: bad game: {message}")]
+    BadGame {
+        /// Where the game, or its bad ply, starts.
+        offset: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file could not be read on.
+    #[error("byte {offset}: cannot read: {message}")]
+    Io {
+        /// How far it was read.
+        offset: usize,
+        /// The system's message.
+        message: String,
+    },
     /// A block for another variant's pieces or board.
     #[error("block at byte {offset} is for pieces {pieces} on {board}, not {expected}")]
     WrongVariant {
@@ -104,6 +141,16 @@ pub enum DataError {
         /// What the variant has.
         expected: String,
     },
+}
+
+impl DataError {
+    /// The error with its record offset counted from `at` (a record checked on its own).
+    pub(crate) fn moved_by(self, at: usize) -> DataError {
+        match self {
+            DataError::BadRecord { offset, message } => DataError::BadRecord { offset: offset + at, message },
+            other => other,
+        }
+    }
 }
 
 /// Appends the record of `pos` with `score` (White's view) and `result`
@@ -141,7 +188,7 @@ pub fn encode(pos: &Position, score: i32, result: f32, out: &mut Vec<u8>) {
 }
 
 /// The result's code (0 loss, 1 draw, 2 win for White), from the nearest of 0, 0.5 and 1.
-fn result_code(result: f32) -> u8 {
+pub(crate) fn result_code(result: f32) -> u8 {
     if result > 0.75 {
         2
     } else if result < 0.25 {
@@ -220,6 +267,16 @@ pub struct Record<'a> {
 }
 
 impl<'a> Record<'a> {
+    /// The record at the start of `bytes` (checked bytes: [`check_record`]), on a board of `files` files.
+    pub(crate) fn new(bytes: &'a [u8], files: u8) -> Record<'a> {
+        Record { bytes, files }
+    }
+
+    /// The record's own bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        &self.bytes[..record_length(self.bytes)]
+    }
+
     /// The side to move.
     pub fn side_to_move(&self) -> Color {
         if self.bytes[0] & 1 != 0 {
@@ -316,110 +373,102 @@ fn decode_man(code: u8) -> Cell {
 
 /// The bytes of one block: its header and the records.
 pub fn write_block(header: &DataHeader, records: &[u8]) -> Vec<u8> {
-    let settings = header.settings.as_ref().map_or_else(String::new, |s| format!("settings {s}\n"));
-    let mut out = format!(
-        "{MAGIC}\nvariant {}\npieces {}\nboard {}\ncommand {}\n{settings}positions {}\nend\n",
-        header.variant, header.pieces, header.board, header.command, header.positions
-    )
-    .into_bytes();
+    let mut out = header_text(header).into_bytes();
     out.extend_from_slice(records);
     out
 }
 
-/// A data file read whole: its blocks' headers and every record.
+/// The header's text, up to its `end` line: a game block's has no count.
+pub fn header_text(header: &DataHeader) -> String {
+    let settings = header.settings.as_ref().map_or_else(String::new, |s| format!("settings {s}\n"));
+    let (magic, count) = match header.kind {
+        BlockKind::Records => (MAGIC, format!("positions {}\n", header.positions)),
+        BlockKind::Games => (GAMES_MAGIC, String::new()),
+    };
+    format!(
+        "{magic}\nvariant {}\npieces {}\nboard {}\ncommand {}\n{settings}{count}end\n",
+        header.variant, header.pieces, header.board, header.command
+    )
+}
+
+/// A data file read whole: its blocks' headers and every position, records
+/// as they are and the positions of games that the default [`Filter`] keeps.
 #[derive(Clone, Debug)]
 pub struct DataSet {
     bytes: Vec<u8>,
     starts: Vec<usize>,
+    groups: Vec<u64>,
     files: u8,
     /// The headers of the blocks, in file order.
     pub headers: Vec<DataHeader>,
+    /// Games read from game blocks.
+    pub games: usize,
+    /// Positions read from record blocks (the rest come from games).
+    pub records: usize,
 }
 
 impl DataSet {
     /// Reads a file's bytes for `variant`: every block must be for its
-    /// pieces and board, and every record must fit them.
-    pub fn read(bytes: Vec<u8>, variant: &Variant) -> Result<DataSet, DataError> {
-        let squares = usize::from(variant.shape.files) * usize::from(variant.shape.ranks);
-        let kinds = variant.kind_count();
-        let (pieces, board) = (super::network::piece_letters(variant), variant.shape.to_string());
-        let mut starts = Vec::new();
-        let mut headers = Vec::new();
-        let mut at = 0;
-        while at < bytes.len() {
-            let (header, body) = read_header(&bytes, at)?;
-            if header.pieces != pieces || header.board != board {
-                return Err(DataError::WrongVariant {
-                    offset: at,
-                    pieces: header.pieces,
-                    board: header.board,
-                    expected: format!("{pieces} on {board}"),
-                });
+    /// pieces and board, and every record and game must fit them.
+    pub fn read(bytes: Vec<u8>, variant: &Arc<Variant>) -> Result<DataSet, DataError> {
+        let mut set = DataSet {
+            bytes: Vec::new(),
+            starts: Vec::new(),
+            groups: Vec::new(),
+            files: variant.shape.files,
+            headers: Vec::new(),
+            games: 0,
+            records: 0,
+        };
+        PositionReader::new(variant, Filter::default()).read(&bytes[..], &mut |item| match item {
+            Item::Block(header) => set.headers.push(header.clone()),
+            Item::Game(_) => set.games += 1,
+            Item::Position(record, group) => {
+                if set.headers.last().is_some_and(|h| h.kind == BlockKind::Records) {
+                    set.records += 1;
+                }
+                set.starts.push(set.bytes.len());
+                set.groups.push(group);
+                set.bytes.extend_from_slice(record.as_bytes());
             }
-            at = body;
-            for _ in 0..header.positions {
-                starts.push(at);
-                at += check_record(&bytes, at, squares, kinds)?;
-            }
-            headers.push(header);
-        }
-        Ok(DataSet { bytes, starts, files: variant.shape.files, headers })
+        })?;
+        Ok(set)
     }
 
-    /// Number of records.
+    /// Number of positions.
     pub fn len(&self) -> usize {
         self.starts.len()
     }
 
-    /// True when there is no record.
+    /// True when there is no position.
     pub fn is_empty(&self) -> bool {
         self.starts.is_empty()
     }
 
-    /// Record `i`.
+    /// Position `i`.
     pub fn record(&self, i: usize) -> Record<'_> {
         Record { bytes: &self.bytes[self.starts[i]..], files: self.files }
+    }
+
+    /// The group of position `i` ([`super::stream`]).
+    pub fn group(&self, i: usize) -> u64 {
+        self.groups[i]
     }
 }
 
 /// The variant named by the first block of a data file (to know which
 /// variant to read the whole file for).
 pub fn first_variant(bytes: &[u8]) -> Result<String, DataError> {
-    read_header(bytes, 0).map(|(header, _)| header.variant)
+    super::stream::first_header(bytes).map(|header| header.variant)
 }
 
 /// True when `bytes` start like a data file.
 pub fn is_data(bytes: &[u8]) -> bool {
-    bytes.starts_with(MAGIC.as_bytes())
-}
-
-/// The header at `at` and where its records start.
-fn read_header(bytes: &[u8], at: usize) -> Result<(DataHeader, usize), DataError> {
-    if !bytes[at..].starts_with(MAGIC.as_bytes()) {
-        return Err(DataError::BadMagic(at));
-    }
-    let bad = |message: String| DataError::BadHeader { offset: at, message };
-    let window = &bytes[at..bytes.len().min(at + 64 * 1024)];
-    let end = window.windows(5).position(|w| w == b"\nend\n").ok_or_else(|| bad("no end line".to_string()))?;
-    let text = std::str::from_utf8(&window[..end]).map_err(|_| bad("not text".to_string()))?;
-    let field = |key: &str| {
-        text.lines().skip(1).find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(' '))).map(str::to_string)
-    };
-    let need = |key: &str| field(key).ok_or_else(|| bad(format!("no {key:?} line")));
-    let positions = need("positions")?;
-    let header = DataHeader {
-        variant: need("variant")?,
-        pieces: need("pieces")?,
-        board: need("board")?,
-        command: field("command").unwrap_or_default(),
-        positions: positions.parse().map_err(|_| bad(format!("positions {positions:?}")))?,
-        settings: field("settings"),
-    };
-    Ok((header, at + end + "\nend\n".len()))
+    bytes.starts_with(MAGIC.as_bytes()) || bytes.starts_with(GAMES_MAGIC.as_bytes())
 }
 
 /// The length of the record at `at`, once it is known to fit the variant.
-fn check_record(bytes: &[u8], at: usize, squares: usize, kinds: usize) -> Result<usize, DataError> {
+pub(crate) fn check_record(bytes: &[u8], at: usize, squares: usize, kinds: usize) -> Result<usize, DataError> {
     let bad = |message: String| DataError::BadRecord { offset: at, message };
     let rest = &bytes[at..];
     let byte = |i: usize| rest.get(i).copied().ok_or_else(|| bad("ends early".to_string()));

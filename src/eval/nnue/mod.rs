@@ -2,13 +2,16 @@
 //! perspective one hidden layer over (colour, kind, square) inputs and the
 //! men in hand ([`features`]), the two halves side to move first into one
 //! output ([`network`]), kept up to date move by move ([`accumulator`]) and
-//! stored in `NAME.nnue` files ([`file`]).
+//! stored in `NAME.nnue` files ([`file`]); trained on data files of
+//! records ([`data`]) and games ([`games`]), read as a stream ([`stream`]).
 
 pub mod accumulator;
 pub mod data;
 pub mod features;
 pub mod file;
+pub mod games;
 pub mod network;
+pub mod stream;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use features::FeatureSet;

@@ -19,9 +19,8 @@ use clap::Args;
 use super::command_line;
 use super::selfplay::{generate_with_progress, SelfPlay};
 use crate::eval::catalogue::Catalogue;
-use crate::eval::nnue::data::{header_text, BlockKind, DataError, DataHeader};
+use crate::eval::nnue::data::{header_text, BlockKind, DataError, DataHeader, Item, PositionReader};
 use crate::eval::nnue::games::{Filter, Game};
-use crate::eval::nnue::stream::{Item, PositionReader};
 use crate::eval::EvalMode;
 use crate::rules::variant::Variant;
 
@@ -118,7 +117,7 @@ pub fn run_datagen_command(args: &DatagenArgs, catalogue: &Catalogue) -> Result<
     );
     let header = DataHeader::games(&variant, &command_line()).with_settings(&args.settings());
     let done = if args.resume && out.exists() { finished_games(&out, &variant, &header)? } else { BTreeSet::new() };
-    let file = if done.is_empty() && !args.resume || !out.exists() {
+    let file = if !args.resume || !out.exists() {
         let mut file = std::fs::File::create(&out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         file.write_all(header_text(&header).as_bytes()).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         file

@@ -8,13 +8,12 @@ use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::eval::nnue::data::{DataHeader, DataSet, Record};
+use crate::eval::nnue::data::{DataHeader, DataSet, Item, PositionReader, Record};
 use crate::eval::nnue::games::Filter;
-use crate::eval::nnue::stream::{Item, PositionReader};
 use crate::rules::variant::Variant;
 use crate::rules::zobrist::SplitMix64;
 
-/// Training positions, each with its group ([`crate::eval::nnue::stream`]),
+/// Training positions, each with its group ([`crate::eval::nnue::data`]),
 /// in the same order on every pass.
 pub trait PositionSource {
     /// Gives every position to `each`; the error is a one-line message.

@@ -106,8 +106,11 @@ impl Game {
     }
 
     /// Records `m`, played in `pos`, with `score`; false (nothing recorded)
-    /// when `m` is not a legal move there.
+    /// when `m` is not a legal move there, or the game is as long as a game can be stored.
     pub fn push(&mut self, pos: &mut Position, m: Move, score: PlyScore) -> bool {
+        if self.plies.len() >= usize::from(u16::MAX) {
+            return false;
+        }
         let mut list = MoveList::new();
         pos.generate_legal(&mut list);
         match list.iter().position(|&legal| legal == m) {
@@ -121,7 +124,7 @@ impl Game {
 
     /// Sets the result from White's points (0, 0.5 or 1; the nearest of them).
     pub fn set_result(&mut self, white_points: f32) {
-        self.result = super::data::result_code(white_points);
+        self.result = result_code(white_points);
     }
 
     /// White's points: 0, 0.5 or 1.
@@ -170,6 +173,17 @@ impl Game {
             pos.make(m);
         }
         Ok(())
+    }
+}
+
+/// The result's code (0 loss, 1 draw, 2 win for White), from the nearest of 0, 0.5 and 1.
+pub(crate) fn result_code(result: f32) -> u8 {
+    if result > 0.75 {
+        2
+    } else if result < 0.25 {
+        0
+    } else {
+        1
     }
 }
 

@@ -3,7 +3,7 @@
 //! men in hand ([`features`]), the two halves side to move first into one
 //! output ([`network`]), kept up to date move by move ([`accumulator`]) and
 //! stored in `NAME.nnue` files ([`file`]); trained on data files of
-//! records ([`data`]) and games ([`games`]), read as a stream ([`stream`]).
+//! records and games ([`games`]), read as a stream ([`data`]).
 
 pub mod accumulator;
 pub mod data;
@@ -11,7 +11,6 @@ pub mod features;
 pub mod file;
 pub mod games;
 pub mod network;
-pub mod stream;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use features::FeatureSet;

@@ -275,7 +275,7 @@ fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
 }
 
 /// `menagerie check FILE.data`: reads training data for the variant its
-/// first block names, checking every record.
+/// first block names, checking every record and replaying every game.
 fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
     use menagerie::eval::nnue::data::{first_variant, DataSet};
     let name = match first_variant(&bytes) {
@@ -291,12 +291,15 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
     };
     let commands = menagerie::training::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
     println!(
-        "{}: ok (data for {}: {} positions in {} block{}, made by: {})",
+        "{}: ok (data for {}: {} positions in {} block{}, {} from records and {} from {} games, made by: {})",
         file.display(),
         variant.name,
         data.len(),
         data.headers.len(),
         if data.headers.len() == 1 { "" } else { "s" },
+        data.records,
+        data.len() - data.records,
+        data.games,
         if commands.is_empty() { "-" } else { &commands }
     );
     ExitCode::SUCCESS

@@ -3,6 +3,8 @@
 //! a seed whatever the number of threads, and writes a network the engine
 //! reads back.
 
+mod common;
+
 use std::sync::Arc;
 
 use menagerie::board::position::Position;
@@ -53,6 +55,14 @@ fn material_data(games: u64) -> (Vec<Position>, DataSet) {
     (positions, DataSet::read(file, &v).expect("reads"))
 }
 
+/// The bytes of [`material_data`]'s set, as one record block.
+fn material_file(games: u64) -> Vec<u8> {
+    let v = Registry::builtin().get("chess").expect("ships");
+    let (_, data) = material_data(games);
+    let bytes: Vec<u8> = (0..data.len()).flat_map(|i| data.record(i).as_bytes().to_vec()).collect();
+    write_block(&DataHeader::new(&v, "material", data.len()), &bytes)
+}
+
 fn plan(threads: usize) -> TrainPlan {
     TrainPlan {
         hidden: 16,
@@ -65,6 +75,7 @@ fn plan(threads: usize) -> TrainPlan {
         validation: 0.1,
         threads,
         seed: 3,
+        shuffle: 1 << 20,
         mirror: false,
         weight_decay: 0.0,
         init: None,
@@ -156,12 +167,12 @@ fn mirrored_records_are_the_positions_with_files_reversed() {
 #[test]
 fn a_network_on_a_linear_base_learns_what_the_base_misses() {
     use menagerie::eval::Evaluator;
-    use menagerie::training::train::{linear_loss, train_on_base, validation_range};
+    use menagerie::training::train::{linear_loss, train_on_base};
     let (positions, data) = material_data(300);
     let v = Registry::builtin().get("chess").expect("ships");
     let base = Evaluator::material_only(&v);
     let plan = TrainPlan { epochs: 10, ..plan(2) };
-    let base_loss = linear_loss(&data, validation_range(data.len(), &plan), &base, plan.lambda);
+    let base_loss = linear_loss(&data, &plan, &base);
     let mut reports = Vec::new();
     let float = train_on_base(&v, &data, &plan, Some(&base), |r| reports.push(r), |_, _, _| {});
     let best = reports.iter().map(|r| r.validation_loss).fold(f64::INFINITY, f64::min);
@@ -202,4 +213,30 @@ fn a_run_can_start_from_a_trained_network() {
     let mut first_losses = Vec::new();
     train(&v, &data, &TrainPlan { epochs: 1, ..plan(2) }, |r| first_losses.push(r), |_, _, _| {});
     assert!(losses[0].validation_loss < first_losses[0].validation_loss, "{losses:?} vs {first_losses:?}");
+}
+
+/// `menagerie train` reads its files as a stream: two files train the
+/// network their concatenation does in memory, and a shuffle buffer far
+/// smaller than the data still gives a seed's network whatever the threads.
+#[test]
+fn files_read_as_a_stream_train_the_network_the_data_set_does() {
+    use menagerie::training::source::DataFiles;
+    let dir = common::TempDir::new("stream");
+    let v = Registry::builtin().get("chess").expect("ships");
+    let bytes = material_file(10);
+    let (a, b) = (dir.join("a.data"), dir.join("b.data"));
+    std::fs::write(&a, &bytes).expect("written");
+    std::fs::write(&b, &bytes).expect("written");
+    let in_memory = DataSet::read([&bytes[..], &bytes[..]].concat(), &v).expect("reads");
+    let files = DataFiles { paths: vec![a, b], variant: Arc::clone(&v), filter: Default::default() };
+    let short = TrainPlan { epochs: 2, ..plan(2) };
+    let mut reports = (Vec::new(), Vec::new());
+    let streamed = train(&v, &files, &short, |r| reports.0.push(r), |_, _, _| {});
+    assert_eq!(streamed, train(&v, &in_memory, &short, |r| reports.1.push(r), |_, _, _| {}));
+    assert_eq!(reports.0, reports.1);
+    assert!(reports.0[0].validation_loss > 0.0, "some games are held out");
+    let small = TrainPlan { shuffle: 50, ..short.clone() };
+    let one = train(&v, &files, &TrainPlan { threads: 1, ..small.clone() }, |_| {}, |_, _, _| {});
+    assert_eq!(one, train(&v, &files, &TrainPlan { threads: 3, ..small }, |_| {}, |_, _, _| {}));
+    assert_ne!(one, streamed, "the buffer's size changes the order");
 }

@@ -1,7 +1,6 @@
 //! Self-play for the tuner and for datagen: games at a fixed node count
-//! from seeded random openings, keeping quiet positions with the game's
-//! result and the search's score as training data records
-//! ([`crate::eval::nnue::data`]).
+//! from seeded random openings, each kept whole with the search's score of
+//! every ply ([`crate::eval::nnue::games`]) and handed over as it ends.
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::board::position::Position;
-use crate::eval::nnue::data::Records;
+use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
 use crate::eval::Evaluator;
 use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use crate::game::openings::{play_random_plies, SplitMix64};
@@ -59,26 +58,34 @@ pub struct Progress {
     pub positions: AtomicUsize,
 }
 
-/// Plays `plan.games` games of `variant` with `eval`, on `plan.threads`
-/// threads (fewer when the system refuses more; this thread when it refuses
-/// all), and returns the kept positions in game order (the same seed gives
-/// the same records, whatever the number of threads).
-pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progress: &Progress) -> Records {
+impl SelfPlay {
+    /// The numbers of the plan's games.
+    pub fn numbers(&self) -> Vec<usize> {
+        (self.first_game..self.first_game + self.games).collect()
+    }
+}
+
+/// Plays the games numbered `numbers` of `variant` with `eval`, on
+/// `plan.threads` threads (fewer when the system refuses more; this thread
+/// when it refuses all), handing each game to `each` as it ends (in the
+/// order they end). A game's number alone decides it: the same seed gives
+/// the same games, whatever the threads and whichever games are played.
+pub fn generate(
+    variant: &Arc<Variant>,
+    eval: &Evaluator,
+    plan: &SelfPlay,
+    numbers: &[usize],
+    progress: &Progress,
+    each: &(dyn Fn(Game) + Sync),
+) {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Records>> = Mutex::new(vec![Records::new(); plan.games]);
     let work = || {
         let mut tt = TranspositionTable::new(HASH_MIB);
-        loop {
-            let game = next.fetch_add(1, Ordering::Relaxed);
-            if game >= plan.games {
-                break;
-            }
-            let records = play_game(variant, eval, &mut tt, plan, plan.first_game + game);
-            progress.positions.fetch_add(records.len(), Ordering::Relaxed);
+        while let Some(&number) = numbers.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (game, kept) = play_game(variant, eval, &mut tt, plan, number);
+            each(game);
+            progress.positions.fetch_add(kept, Ordering::Relaxed);
             progress.games.fetch_add(1, Ordering::Relaxed);
-            if let Ok(mut results) = results.lock() {
-                results[game] = records;
-            }
         }
     };
     std::thread::scope(|scope| {
@@ -89,11 +96,19 @@ pub fn generate(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay, progr
             work();
         }
     });
-    let mut all = Records::new();
-    for game in results.into_inner().unwrap_or_default() {
-        all.append(&game);
-    }
-    all
+}
+
+/// Plays the plan's games and returns them in game order.
+pub fn generate_all(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Vec<Game> {
+    let games = Mutex::new(Vec::new());
+    generate_with_progress(variant, eval, plan, &plan.numbers(), &|game| {
+        if let Ok(mut games) = games.lock() {
+            games.push(game);
+        }
+    });
+    let mut games = games.into_inner().unwrap_or_default();
+    games.sort_by_key(|game| game.number);
+    games
 }
 
 /// The adjudication of self-play games, from the constants above; scores
@@ -112,18 +127,30 @@ fn play_game(
     eval: &Evaluator,
     tt: &mut TranspositionTable,
     plan: &SelfPlay,
-    game: usize,
-) -> Records {
+    number: usize,
+) -> (Game, usize) {
     // Each game its own stream, not a shifted copy of its neighbour's.
-    let mut rng = SplitMix64(SplitMix64(plan.seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64());
-    let Ok(mut pos) = Position::startpos(Arc::clone(variant)) else { return Records::new() };
-    play_random_plies(&mut pos, plan.random_plies, &mut rng);
+    let mut rng = SplitMix64(SplitMix64(plan.seed ^ (number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64());
+    let mut game = Game::new(number as u32, None);
+    let Ok(mut pos) = Position::startpos(Arc::clone(variant)) else { return (game, 0) };
+    let mut opening = pos.clone();
+    for text in play_random_plies(&mut pos, plan.random_plies, &mut rng) {
+        let recorded = opening.parse_move(&text).is_ok_and(|m| {
+            let pushed = game.push(&mut opening, m, PlyScore::Random);
+            opening.make(m);
+            pushed
+        });
+        if !recorded {
+            // Not expected: then the game starts after its opening instead.
+            game = Game::new(number as u32, Some(pos.to_fen()));
+            break;
+        }
+    }
     tt.clear();
     let limits = Limits { nodes: Some(plan.nodes), multipv: 1, ..Limits::default() };
     let mut histories = Histories::new(variant.shape, variant.kind_count());
     let mut adjudicator = adjudicator();
-    // Each kept position's result is set once the game has one.
-    let mut kept = Records::new();
+    let (filter, mut kept) = (Filter::default(), 0);
     let result = loop {
         if let Some(end) = pos.game_end() {
             break end.outcome().white_points() as f32;
@@ -137,15 +164,19 @@ fn play_game(
         histories = search.into_histories();
         let Some(best) = found.best else { break 0.5 };
         let mover = if pos.side_to_move() == crate::rules::piece::Color::White { 0 } else { 1 };
-        let info = match found.score {
+        let (info, score) = match found.score {
             Score::Cp(cp) => {
-                if !pos.in_setup() && !pos.in_check() && pos.victim_square(best).is_none() {
-                    kept.push(&pos, if mover == 0 { cp } else { -cp }, 0.5);
-                }
-                SearchInfo { score_cp: Some(cp), ..SearchInfo::default() }
+                (SearchInfo { score_cp: Some(cp), ..SearchInfo::default() }, PlyScore::Cp(white_view(&pos, cp)))
             }
-            Score::Mate(n) => SearchInfo { mate: Some(n), ..SearchInfo::default() },
+            Score::Mate(n) => (SearchInfo { mate: Some(n), ..SearchInfo::default() }, PlyScore::Mate(n as i16)),
         };
+        let ply = game.plies.len();
+        if !game.push(&mut pos, best, score) {
+            break 0.5;
+        }
+        if filter.keep(&pos, ply, &game.plies[ply], best).is_some() {
+            kept += 1;
+        }
         // Adjudication: a clear win for several plies, or a long dead level.
         match adjudicator.record(mover, (pos.ply_count() / 2 + 1) as u32, &info) {
             Some(Verdict::Loses(loser)) => break if loser == 1 { 1.0 } else { 0.0 },
@@ -154,38 +185,47 @@ fn play_game(
         }
         pos.make(best);
     };
-    kept.set_results(result);
-    kept
+    game.set_result(result);
+    (game, kept)
 }
 
-/// Self-play with a progress line on stderr (games, positions, ETA).
-pub fn generate_with_progress(variant: &Arc<Variant>, eval: &Evaluator, plan: &SelfPlay) -> Records {
+/// [`generate`] with a progress line on stderr (games, positions, ETA);
+/// returns the positions kept (by the default filter).
+pub fn generate_with_progress(
+    variant: &Arc<Variant>,
+    eval: &Evaluator,
+    plan: &SelfPlay,
+    numbers: &[usize],
+    each: &(dyn Fn(Game) + Sync),
+) -> usize {
     let progress = Progress::default();
     let start = Instant::now();
-    let generate = || generate(variant, eval, plan, &progress);
+    let total = numbers.len();
+    let generate = || generate(variant, eval, plan, numbers, &progress, each);
     std::thread::scope(|scope| {
         // Without a thread to play on, play here, without the progress line.
         let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
-            return generate();
+            generate();
+            return;
         };
         while !worker.is_finished() {
             std::thread::sleep(Duration::from_millis(500));
             let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
             let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
             let elapsed = start.elapsed().as_secs_f64();
-            let eta = if done > 0 { elapsed / done as f64 * (plan.games - done) as f64 } else { 0.0 };
+            let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
             let width = 30;
-            let filled = done * width / plan.games.max(1);
+            let filled = done * width / total.max(1);
             eprint!(
-                "\r[{}{}] games {done}/{}  positions {positions}  ETA {:.0}s   ",
+                "\r[{}{}] games {done}/{total}  positions {positions}  ETA {:.0}s   ",
                 "#".repeat(filled),
                 " ".repeat(width - filled),
-                plan.games,
                 eta
             );
             let _ = std::io::stderr().flush();
         }
         eprintln!();
-        worker.join().unwrap_or_default()
-    })
+        let _ = worker.join();
+    });
+    progress.positions.load(Ordering::Relaxed)
 }

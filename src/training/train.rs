@@ -4,9 +4,11 @@
 //! the search's score through the same curve, for the side to move. Adam
 //! over every weight; each batch is split into a fixed number of chunks,
 //! shared out over the threads, whose gradients are summed in chunk order, so
-//! a seed gives the same network whatever the number of threads. A held-out part of the data (a
-//! contiguous run of records, so whole games, placed by the seed) reports the validation loss
-//! of each epoch.
+//! a seed gives the same network whatever the number of threads. The data
+//! is read as a stream, pass by pass, through a seeded shuffle buffer
+//! ([`super::source`]), so memory stays bounded whatever its size; a
+//! held-out share of it (whole games, placed by the seed) reports the
+//! validation loss of each epoch.
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -18,8 +20,10 @@ use clap::Args;
 use super::command_line;
 use super::datagen::parse_shard;
 use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
+use super::source::{DataFiles, PositionSource, Shuffle, Split};
 use crate::eval::catalogue::Catalogue;
-use crate::eval::nnue::data::{DataSet, Record};
+use crate::eval::nnue::data::Record;
+use crate::eval::nnue::games::Filter;
 use crate::eval::nnue::network::{Activation, FloatNetwork, Network, OUTPUT_SCALE};
 use crate::eval::nnue::{check_fits, file, FeatureSet};
 use crate::eval::Evaluator;
@@ -59,6 +63,8 @@ pub struct TrainPlan {
     pub threads: usize,
     /// Seed of the first weights, the split and the order.
     pub seed: u64,
+    /// Positions the shuffle buffer holds (the data's order is mixed within that many).
+    pub shuffle: usize,
     /// Also train on each position with its files reversed.
     pub mirror: bool,
     /// Decoupled weight decay (AdamW): each step shrinks every weight by
@@ -234,46 +240,110 @@ fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam<f32>, rate: f
     }
 }
 
-/// Mean loss of `samples` (in fixed chunks, summed in order).
-fn mean_loss(net: &FloatNetwork, samples: &[Sample], threads: usize) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
+/// A position waiting in the shuffle buffer: its record and whether it trains mirrored.
+struct Entry {
+    record: Vec<u8>,
+    mirror: bool,
+}
+
+/// Validation positions decoded and scored at once: bounds the memory of a
+/// validation pass, and fixes how its sums are grouped.
+const VALIDATION_CHUNK: usize = 1 << 16;
+
+/// What every step needs besides the network.
+struct Context<'a> {
+    features: FeatureSet,
+    files: u8,
+    lambda: f32,
+    base: Option<&'a Evaluator>,
+    threads: usize,
+}
+
+impl Context<'_> {
+    fn sample(&self, entry: &Entry) -> Sample {
+        decode(&Record::new(&entry.record, self.files), &self.features, self.lambda, entry.mirror, self.base)
     }
-    let h = net.header.hidden;
-    let losses = in_chunks(samples, CHUNKS, threads, |part| {
-        let mut acc = [vec![0.0; h], vec![0.0; h]];
-        part.iter()
-            .map(|s| {
-                let e = sigmoid(forward(net, s, &mut acc)) - s.target;
-                f64::from(e * e)
-            })
-            .sum::<f64>()
-    });
-    losses.iter().sum::<f64>() / samples.len() as f64
+
+    /// Summed loss of `entries` (in fixed chunks, summed in order).
+    fn loss(&self, net: &FloatNetwork, entries: &[Entry]) -> f64 {
+        let h = net.header.hidden;
+        let losses = in_chunks(entries, CHUNKS, self.threads, |part| {
+            let mut acc = [vec![0.0; h], vec![0.0; h]];
+            part.iter()
+                .map(|entry| {
+                    let sample = self.sample(entry);
+                    let e = sigmoid(forward(net, &sample, &mut acc)) - sample.target;
+                    f64::from(e * e)
+                })
+                .sum::<f64>()
+        });
+        losses.iter().sum()
+    }
+
+    /// Mean loss of the validation positions of `data` (0 when there are none).
+    fn validation_loss(&self, net: &FloatNetwork, data: &dyn PositionSource, split: Split) -> f64 {
+        let (mut total, mut count, mut pending) = (0.0, 0usize, Vec::new());
+        let _ = data.visit(&mut |record, group| {
+            if split.held(group) {
+                pending.push(Entry { record: record.as_bytes().to_vec(), mirror: false });
+                if pending.len() == VALIDATION_CHUNK {
+                    total += self.loss(net, &pending);
+                    count += pending.len();
+                    pending.clear();
+                }
+            }
+        });
+        total += self.loss(net, &pending);
+        count += pending.len();
+        total / count.max(1) as f64
+    }
+
+    /// One Adam step on `batch`; returns its summed loss.
+    fn step(&self, trainer: &mut Trainer, batch: &[Entry], rate: f32, decay: f32) -> f64 {
+        let h = trainer.net.header.hidden;
+        let parts: Vec<(&[Entry], &mut Gradient)> = chunks(batch, CHUNKS).zip(trainer.grads.iter_mut()).collect();
+        let used = parts.len();
+        let net = &trainer.net;
+        in_parallel(parts, self.threads, |(part, g)| {
+            g.clear();
+            let mut acc = [vec![0.0; h], vec![0.0; h]];
+            for entry in part {
+                g.loss += f64::from(backward(net, &self.sample(entry), &mut acc, g));
+            }
+        });
+        trainer.total.clear();
+        for g in trainer.grads.iter().take(used) {
+            trainer.total.add(g);
+        }
+        adam_step(&mut trainer.net, &trainer.total, &mut trainer.adam, rate, decay, batch.len());
+        trainer.total.loss
+    }
 }
 
-/// The records held out for validation: one contiguous run at a place the
-/// seed picks. Records come game by game, so it holds (nearly) whole games
-/// the network never trained on, not neighbours of training positions.
-pub fn validation_range(records: usize, plan: &TrainPlan) -> std::ops::Range<usize> {
-    let held = ((records as f32 * plan.validation) as usize).min(records.saturating_sub(1));
-    let start = SplitMix64(plan.seed).below(records - held + 1);
-    start..start + held
+/// The network being trained and its optimiser's state.
+struct Trainer {
+    net: FloatNetwork,
+    adam: Adam<f32>,
+    grads: Vec<Gradient>,
+    total: Gradient,
 }
 
-/// The loss of the linear evaluation `eval` on the records of `range`, with
-/// the targets the network trains on: the yardstick its validation loss
-/// should beat.
-pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::eval::Evaluator, lambda: f32) -> f64 {
+/// The loss of the linear evaluation `eval` on the validation positions of
+/// `data` (as `plan` splits them), with the targets the network trains on:
+/// the yardstick its validation loss should beat.
+pub fn linear_loss(data: &dyn PositionSource, plan: &TrainPlan, eval: &crate::eval::Evaluator) -> f64 {
+    let split = Split::new(plan.validation, plan.seed);
     let (mut total, mut count) = (0.0, 0);
-    for i in range {
-        let record = data.record(i);
-        let Ok(pos) = record.position(eval.variant(), false) else { continue };
-        let target = decode(&record, eval.features(), lambda, false, None).target;
+    let _ = data.visit(&mut |record, group| {
+        if !split.held(group) {
+            return;
+        }
+        let Ok(pos) = record.position(eval.variant(), false) else { return };
+        let target = decode(&record, eval.features(), plan.lambda, false, None).target;
         let e = sigmoid(eval.linear(&pos) as f32 / OUTPUT_SCALE as f32) - target;
         total += f64::from(e * e);
         count += 1;
-    }
+    });
     total / f64::from(count.max(1))
 }
 
@@ -282,7 +352,7 @@ pub fn linear_loss(data: &DataSet, range: std::ops::Range<usize>, eval: &crate::
 /// epoch with the lowest validation loss (the last one without validation).
 pub fn train(
     variant: &Variant,
-    data: &DataSet,
+    data: &dyn PositionSource,
     plan: &TrainPlan,
     report: impl FnMut(EpochReport),
     progress: impl FnMut(usize, usize, usize),
@@ -292,31 +362,35 @@ pub fn train(
 
 /// Like [`train`]; with `base`, the network learns what that linear
 /// evaluation misses, and plays added to it.
+///
+/// Each epoch reads `data` through once: the positions of the groups the
+/// seed holds out ([`Split`]) give the validation loss, the others (and
+/// their mirrors) pass through a shuffle buffer of `plan.shuffle` positions
+/// into batches, so memory stays bounded whatever the data's size. A pass
+/// that fails (a file changed since it was checked) ends the epoch early.
 pub fn train_on_base(
     variant: &Variant,
-    data: &DataSet,
+    data: &dyn PositionSource,
     plan: &TrainPlan,
     base: Option<&Evaluator>,
     mut report: impl FnMut(EpochReport),
     mut progress: impl FnMut(usize, usize, usize),
 ) -> FloatNetwork {
-    let features = FeatureSet::new(variant);
-    let held = validation_range(data.len(), plan);
-    let validation_order: Vec<usize> = held.clone().collect();
-    let train_order: Vec<usize> = (0..held.start).chain(held.end..data.len()).collect();
-    let (train_order, validation_order) = (&train_order[..], &validation_order[..]);
-    let mut rng = SplitMix64(plan.seed.wrapping_add(1));
-    let decode_all = |indices: &[usize], mirror: bool| -> Vec<Sample> {
-        indices.iter().map(|&i| decode(&data.record(i), &features, plan.lambda, mirror, base)).collect()
+    let context = Context {
+        features: FeatureSet::new(variant),
+        files: variant.shape.files,
+        lambda: plan.lambda,
+        base,
+        threads: plan.threads.max(1),
     };
-    let mut train_part = decode_all(train_order, false);
-    if plan.mirror {
-        // Mirrored copies train only: the validation loss stays that of real positions.
-        train_part.extend(decode_all(train_order, true));
-    }
-    let validation_part = &decode_all(validation_order, false)[..];
-    let train_part = &train_part[..];
-    let mut net = match &plan.init {
+    let split = Split::new(plan.validation, plan.seed);
+    let (mut trained, mut held) = (0usize, 0usize);
+    let _ = data.visit(&mut |_, group| if split.held(group) { held += 1 } else { trained += 1 });
+    let mirrors: &[bool] = if plan.mirror { &[false, true] } else { &[false] };
+    let samples = trained * mirrors.len();
+    let batch_size = plan.batch.max(1);
+    let batches = samples.div_ceil(batch_size);
+    let net = match &plan.init {
         Some(init) => init.clone(),
         None => {
             let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
@@ -328,48 +402,48 @@ pub fn train_on_base(
             net
         }
     };
-    let h = net.header.hidden;
-    let mut adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1, 1e-8);
-    let threads = plan.threads.max(1);
-    let mut grads: Vec<Gradient> = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
-    let mut total = Gradient::zeros(&net);
-    let mut batch_order: Vec<usize> = (0..train_part.len()).collect();
+    let adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1, 1e-8);
+    let grads = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
+    let mut trainer = Trainer { total: Gradient::zeros(&net), net, adam, grads };
+    let mut rng = SplitMix64(plan.seed.wrapping_add(1));
     let mut best: Option<(f64, FloatNetwork)> = None;
     for epoch in 1..=plan.epochs {
-        for i in (1..batch_order.len()).rev() {
-            batch_order.swap(i, rng.below(i + 1));
-        }
-        let batches = batch_order.len().div_ceil(plan.batch.max(1));
-        let mut train_loss = 0.0;
-        for (b, batch) in batch_order.chunks(plan.batch.max(1)).enumerate() {
-            let parts: Vec<(&[usize], &mut Gradient)> = chunks(batch, CHUNKS).zip(grads.iter_mut()).collect();
-            let net_ref = &net;
-            let used = parts.len();
-            in_parallel(parts, threads, |(part, g)| {
-                g.clear();
-                let mut acc = [vec![0.0; h], vec![0.0; h]];
-                for &i in part {
-                    g.loss += f64::from(backward(net_ref, &train_part[i], &mut acc, g));
-                }
-            });
-            total.clear();
-            for g in grads.iter().take(used) {
-                total.add(g);
+        let mut shuffle = Shuffle::new(plan.shuffle);
+        let (mut batch, mut done, mut train_loss) = (Vec::with_capacity(batch_size), 0, 0.0);
+        let mut take = |entry: Entry, batch: &mut Vec<Entry>, flush: bool| {
+            batch.push(entry);
+            if batch.len() == batch_size || flush {
+                let share = ((epoch - 1) * batches + done) as f32 / (plan.epochs * batches).max(1) as f32;
+                let rate = plan.rate * (plan.final_rate / plan.rate).powf(share);
+                train_loss += context.step(&mut trainer, batch, rate, plan.weight_decay);
+                batch.clear();
+                done += 1;
+                progress(epoch, done, batches);
             }
-            train_loss += total.loss;
-            let done = ((epoch - 1) * batches + b) as f32 / (plan.epochs * batches).max(1) as f32;
-            let rate = plan.rate * (plan.final_rate / plan.rate).powf(done);
-            adam_step(&mut net, &total, &mut adam, rate, plan.weight_decay, batch.len());
-            progress(epoch, b + 1, batches);
+        };
+        let _ = data.visit(&mut |record, group| {
+            if split.held(group) {
+                return;
+            }
+            for &mirror in mirrors {
+                if let Some(out) = shuffle.push(Entry { record: record.as_bytes().to_vec(), mirror }, &mut rng) {
+                    take(out, &mut batch, false);
+                }
+            }
+        });
+        let left: Vec<Entry> = shuffle.drain(&mut rng).collect();
+        let count = left.len();
+        for (i, entry) in left.into_iter().enumerate() {
+            take(entry, &mut batch, i + 1 == count);
         }
-        let validation_loss = mean_loss(&net, validation_part, threads);
-        report(EpochReport { epoch, train_loss: train_loss / train_part.len().max(1) as f64, validation_loss });
+        let validation_loss = if held > 0 { context.validation_loss(&trainer.net, data, split) } else { 0.0 };
+        report(EpochReport { epoch, train_loss: train_loss / samples.max(1) as f64, validation_loss });
         // Keep the epoch that generalised best: small data overfits late.
-        if !validation_part.is_empty() && best.as_ref().is_none_or(|(loss, _)| validation_loss < *loss) {
-            best = Some((validation_loss, net.clone()));
+        if held > 0 && best.as_ref().is_none_or(|(loss, _)| validation_loss < *loss) {
+            best = Some((validation_loss, trainer.net.clone()));
         }
     }
-    best.map_or(net, |(_, net)| net)
+    best.map_or(trainer.net, |(_, net)| net)
 }
 
 /// `menagerie train` arguments.
@@ -431,6 +505,18 @@ pub struct TrainArgs {
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Positions the shuffle buffer holds (about 100 bytes each).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub shuffle_buffer: usize,
+    /// Leave out the first plies of each game (game blocks only).
+    #[arg(long, default_value_t = 0)]
+    pub min_ply: usize,
+    /// Leave out plies scored beyond this many centipawns (game blocks only).
+    #[arg(long)]
+    pub max_score: Option<i32>,
+    /// Keep noisy plies of games too (in check, or a capture as the best move).
+    #[arg(long)]
+    pub noisy: bool,
 }
 
 /// The commands that made the data, once each: shards of one run differ
@@ -509,12 +595,13 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     if !(0.0..=1.0).contains(&args.lambda) || !(0.0..0.5).contains(&args.validation) {
         return Err("--lambda must be 0 to 1 and --validation 0 to 0.5".to_string());
     }
-    let mut bytes = Vec::new();
-    for path in &args.data {
-        bytes.extend(std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?);
+    if args.shuffle_buffer == 0 {
+        return Err("--shuffle-buffer must be at least 1".to_string());
     }
-    let data = DataSet::read(bytes, &variant).map_err(|e| format!("bad data: {e}"))?;
-    if data.len() < 2 {
+    let filter = Filter { quiet: !args.noisy, min_ply: args.min_ply, max_score: args.max_score.unwrap_or(i32::MAX) };
+    let data = DataFiles { paths: args.data.clone(), variant: std::sync::Arc::clone(&variant), filter };
+    let (headers, positions) = data.scan().map_err(|e| format!("bad data: {e}"))?;
+    if positions < 2 {
         return Err("the data holds fewer than two positions".to_string());
     }
     let init = match &args.init {
@@ -537,6 +624,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         validation: args.validation,
         threads,
         seed: args.seed,
+        shuffle: args.shuffle_buffer,
         mirror: args.mirror,
         weight_decay: args.weight_decay,
         init: init.as_ref().map(Network::dequantize),
@@ -546,7 +634,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         variant.name,
         activation.name(),
         args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
-        data.len()
+        positions
     );
     let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
     let base = match base_name {
@@ -556,7 +644,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     };
     eprintln!(
         "the linear evaluation's validation loss: {:.6} (the network's should end below it)",
-        linear_loss(&data, validation_range(data.len(), &plan), &linear, plan.lambda)
+        linear_loss(&data, &plan, &linear)
     );
     let start = Instant::now();
     let mut best: Option<(usize, f64)> = None;
@@ -586,7 +674,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
             }
         },
     );
-    net.header.data_command = data_commands(data.headers.iter().map(|h| h.command.as_str()));
+    net.header.data_command = data_commands(headers.iter().map(|h| h.command.as_str()));
     net.header.train_command = command_line();
     if let (Some(init), Some(path)) = (&init, &args.init) {
         // What made the starting network, so that the header still says how to remake this one.

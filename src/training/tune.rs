@@ -23,7 +23,7 @@ use super::selfplay::{self, SelfPlay};
 use super::train::data_commands;
 use super::{command_line, positions};
 use crate::eval::catalogue::Catalogue;
-use crate::eval::nnue::data::{is_data, write_block, DataHeader, DataSet};
+use crate::eval::nnue::data::{header_text, is_data, write_block, DataHeader, DataSet};
 use crate::eval::{write_eval_file, EvalMode};
 use crate::rules::variant::Variant;
 
@@ -223,12 +223,19 @@ pub fn run_tune_command(args: &TuneArgs, catalogue: &Catalogue) -> Result<(), St
             random_plies: settings.random_plies,
             first_game: 0,
         };
-        let records = selfplay::generate_with_progress(&variant, &eval, &plan);
-        let header = DataHeader::new(&variant, &command, records.len()).with_settings(&settings.text());
-        let bytes = write_block(&header, records.bytes());
+        // The tuner keeps its positions as records (its data is small): the
+        // games' quiet positions, read back through a game block.
+        let games = selfplay::generate_all(&variant, &eval, &plan);
+        let mut played = header_text(&DataHeader::games(&variant, &command)).into_bytes();
+        games.iter().for_each(|game| game.encode(&mut played));
+        let kept = DataSet::read(played, &variant).map_err(|e| format!("self-play: {e}"))?;
+        let records: Vec<u8> = (0..kept.len()).flat_map(|i| kept.record(i).as_bytes().to_vec()).collect();
+        let header = DataHeader::new(&variant, &command, kept.len()).with_settings(&settings.text());
+        let bytes = write_block(&header, &records);
         std::fs::write(&data, &bytes).map_err(|e| format!("cannot write {}: {e}", data.display()))?;
-        eprintln!("wrote {} positions to {}", records.len(), data.display());
-        (DataSet::read(bytes, &variant).map_err(|e| format!("{}: {e}", data.display()))?, None)
+        eprintln!("wrote {} positions to {}", kept.len(), data.display());
+        let set = DataSet::read(bytes, &variant).map_err(|e| format!("{}: {e}", data.display()))?;
+        (set, None)
     };
     if set.is_empty() {
         return Err("no positions to fit".to_string());

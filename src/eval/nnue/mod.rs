@@ -2,12 +2,14 @@
 //! perspective one hidden layer over (colour, kind, square) inputs and the
 //! men in hand ([`features`]), the two halves side to move first into one
 //! output ([`network`]), kept up to date move by move ([`accumulator`]) and
-//! stored in `NAME.nnue` files ([`file`]).
+//! stored in `NAME.nnue` files ([`file`]); trained on data files of
+//! records and games ([`games`]), read as a stream ([`data`]).
 
 pub mod accumulator;
 pub mod data;
 pub mod features;
 pub mod file;
+pub mod games;
 pub mod network;
 
 pub use accumulator::{Accumulator, AccumulatorStack};

@@ -77,6 +77,8 @@ enum Command {
     Tune(menagerie::training::tune::TuneArgs),
     /// Self-play positions with scores and results, to train a network on.
     Datagen(menagerie::training::datagen::DatagenArgs),
+    /// Join datagen's shards of one run into the file one process makes (games in order, one header).
+    Join(menagerie::training::join::JoinArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
     Train(menagerie::training::train::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
@@ -126,6 +128,7 @@ fn main() -> ExitCode {
         Some(Command::Score(args)) => menagerie::matches::score::run_score(&args),
         Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),
         Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
+        Some(Command::Join(args)) => finish(menagerie::training::join::run_join_command(&args, &catalogue)),
         Some(Command::Train(args)) => finish(menagerie::training::train::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {

@@ -168,6 +168,42 @@ fn shards_concatenate_into_the_positions_of_one_run() {
     );
 }
 
+fn join(dir: &std::path::Path, shards: &[&str], out: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["join", "--variant", "chess", "--out"])
+        .arg(dir.join(out))
+        .args(shards.iter().map(|shard| dir.join(shard)))
+        .output()
+        .expect("menagerie runs")
+}
+
+/// `join` makes the same bytes from shards (in any order, any threads) as
+/// from one process's file, and refuses a set with a shard missing.
+#[test]
+fn joined_shards_are_the_bytes_of_a_joined_run() {
+    let dir = TempDir::new("join");
+    datagen(&dir, &["--threads", "2"], "whole.data");
+    datagen(&dir, &["--shard", "0/3", "--threads", "1"], "a.data");
+    datagen(&dir, &["--shard", "1/3", "--threads", "2"], "b.data");
+    datagen(&dir, &["--shard", "2/3", "--threads", "1"], "c.data");
+    for (files, out) in [(&["whole.data"][..], "whole-joined.data"), (&["c.data", "a.data", "b.data"], "joined.data")] {
+        let done = join(&dir, files, out);
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    }
+    let read = |name: &str| std::fs::read(dir.join(name)).expect("written");
+    let joined = read("joined.data");
+    assert_eq!(joined, read("whole-joined.data"));
+    let chess = Registry::builtin().get("chess").expect("ships");
+    let (set, whole) =
+        (DataSet::read(joined, &chess).expect("joined"), DataSet::read(read("whole.data"), &chess).expect("whole"));
+    assert_eq!((set.headers.len(), set.games, set.len()), (1, 4, whole.len()));
+
+    let missing = join(&dir, &["a.data", "c.data"], "partial.data");
+    assert!(!missing.status.success());
+    let error = String::from_utf8_lossy(&missing.stderr);
+    assert!(error.contains("missing, the first is game 1"), "{error}");
+}
+
 /// The documented flow on a user's variant, in miniature: datagen, train,
 /// check; a truncated network is a one-line error.
 #[test]

@@ -1,5 +1,6 @@
 //! Learning from self-play: games played by the engine ([`selfplay`]) kept
-//! as training data, the network's data ([`datagen`]) and trainer
+//! as training data, the network's data ([`datagen`], its shards joined by
+//! [`join`]) and trainer
 //! ([`train`], reading positions as a stream: [`source`]), and the linear
 //! evaluation's tuner ([`tune`], fitting with [`fit`]), which read the same
 //! data files; the math the two fits share ([`math`]). The commands'
@@ -7,6 +8,7 @@
 
 pub mod datagen;
 pub mod fit;
+pub mod join;
 pub mod math;
 pub mod positions;
 pub mod selfplay;

@@ -84,14 +84,27 @@ EOF
 
 stop() {
     export SLURM_CONF=$conf
+    # The daemons' pids, read before they remove their pid files.
+    local daemons=() file pid alive
+    for file in "$dir/slurmctld.pid" "$dir/slurmd.pid"; do
+        [[ -s $file ]] && daemons+=("$(cat "$file")")
+    done
     if [[ -f $conf ]]; then
         scontrol shutdown >/dev/null 2>&1 || true
     fi
     for _ in $(seq 20); do
-        pgrep -F "$dir/slurmctld.pid" >/dev/null 2>&1 || pgrep -F "$dir/slurmd.pid" >/dev/null 2>&1 || break
+        alive=false
+        for pid in "${daemons[@]}"; do
+            kill -0 "$pid" 2>/dev/null && alive=true
+        done
+        $alive || break
         sleep 1
     done
-    if [[ -f $dir/munge/munged.pid ]]; then
+    for pid in "${daemons[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    # munged last: the Slurm daemons use it until they end.
+    if [[ -s $dir/munge/munged.pid ]]; then
         kill "$(cat "$dir/munge/munged.pid")" 2>/dev/null || true
     fi
     echo "slurm-local: stopped ($dir kept: logs and state)"

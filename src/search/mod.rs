@@ -188,7 +188,7 @@ impl<'a> Search<'a> {
         limits: &'a Limits,
         mut histories: Histories,
     ) -> Search<'a> {
-        let params = DEFAULT_PARAMS;
+        let params = limits.params;
         let lmr = params.lmr_table();
         let (soft, hard) = time_budget(limits, pos.side_to_move());
         // Make/unmake push onto the position's history; reserve it now so
@@ -238,18 +238,6 @@ impl<'a> Search<'a> {
     pub fn as_helper(mut self, number: usize) -> Search<'a> {
         self.helper = Some(number.max(1));
         self
-    }
-
-    /// This search with other pruning and reduction margins (tuning).
-    pub fn with_params(mut self, params: SearchParams) -> Search<'a> {
-        self.lmr = params.lmr_table();
-        self.params = params;
-        self
-    }
-
-    /// The pruning and reduction margins in use.
-    pub fn params(&self) -> &SearchParams {
-        &self.params
     }
 
     /// The history tables, to carry into the next search of the game.

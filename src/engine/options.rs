@@ -108,7 +108,7 @@ pub const OPTIONS: [OptionSpec; 15] = [
     OptionSpec {
         id: OptionId::MoveOverhead,
         name: "Move Overhead",
-        kind: OptionKind::Spin { default: 50, min: 0, max: 10_000 },
+        kind: OptionKind::Spin { default: 10, min: 0, max: 10_000 },
     },
     OptionSpec { id: OptionId::Chess960, name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec {
@@ -344,7 +344,7 @@ mod tests {
             }
         }
         assert_eq!(defaults.hash_mib, 16);
-        assert_eq!(defaults.move_overhead, 50);
+        assert_eq!(defaults.move_overhead, 10);
     }
 
     #[test]

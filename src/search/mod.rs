@@ -95,6 +95,13 @@ pub const POLL_INTERVAL: u64 = 1024; // a power of two
 
 /// A score for the table: mate distances counted from this node, not the root.
 #[inline]
+/// Plies played in the game so far, from the move number (a position set
+/// up from a FEN counts its earlier moves too).
+fn game_ply(pos: &Position) -> u32 {
+    let black = u32::from(pos.side_to_move() == crate::rules::piece::Color::Black);
+    2 * u32::from(pos.state().fullmove.saturating_sub(1)) + black
+}
+
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {
         score + ply as i32
@@ -190,7 +197,7 @@ impl<'a> Search<'a> {
     ) -> Search<'a> {
         let params = limits.params;
         let lmr = params.lmr_table();
-        let (soft, hard) = time_budget(limits, pos.side_to_move());
+        let (soft, hard) = time_budget(limits, pos.side_to_move(), game_ply(pos));
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
         pos.reserve_history(MAX_PLY + 8);

@@ -320,6 +320,17 @@ impl Engine {
     /// Sets an option by its name (case-insensitive), checked against the
     /// option table ([`options::OPTIONS`]).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        if let Some(margin) = search_margin_name(name) {
+            let bad = || EngineError::BadOptionValue { name: name.trim().to_string(), value: value.to_string() };
+            let number = value.trim().parse::<i64>().map_err(|_| bad())?;
+            return self.options.search.set(margin, number).map_err(|_| {
+                if self.options.search.get(margin).is_some() {
+                    bad()
+                } else {
+                    EngineError::UnknownOption(name.to_string())
+                }
+            });
+        }
         let spec = options::find(name).ok_or_else(|| EngineError::UnknownOption(name.to_string()))?;
         let parsed = spec
             .parse(value)
@@ -426,6 +437,7 @@ impl Engine {
         self.stop_and_wait();
         limits.multipv = self.options.multipv;
         limits.move_overhead = self.options.move_overhead;
+        limits.params = self.options.search;
         // The GUI's limits decide when the best move may be sent, not the handicap's.
         let until_stopped = limits.until_stopped();
         let wait_for_stop = until_stopped || limits.ponder;
@@ -595,6 +607,14 @@ impl Drop for Engine {
     }
 }
 
+/// The margin an unlisted `search.NAME` option sets (prefix case-insensitive).
+fn search_margin_name(option: &str) -> Option<&str> {
+    let option = option.trim();
+    let prefix = options::SEARCH_PREFIX;
+    let head = option.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &option[prefix.len()..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,5 +666,38 @@ mod tests {
         let best =
             rx.recv_timeout(Duration::from_secs(60)).expect("no best move within 60 s of stop: the search hangs");
         assert!(best.is_some());
+    }
+
+    /// Nodes of a depth-limited search from the start position.
+    fn nodes_at_depth(engine: &mut Engine, depth: u32) -> u64 {
+        let (tx, rx) = mpsc::channel();
+        engine
+            .go(Limits { depth: Some(depth), ..Limits::default() }, move |e| {
+                if let EngineEvent::Info { info, .. } = e {
+                    let _ = tx.send(info.nodes);
+                }
+            })
+            .expect("thread starts");
+        engine.wait();
+        rx.try_iter().last().expect("a line")
+    }
+
+    #[test]
+    fn unlisted_search_options_set_the_margins_the_search_uses() {
+        let mut engine = Engine::new();
+        let default_nodes = nodes_at_depth(&mut engine, 8);
+        engine.set_option("Search.LMR_MIN_DEPTH", "100").expect_err("names are exact after the prefix");
+        engine.set_option("search.lmr_min_depth", "100").expect("a margin");
+        assert_eq!(engine.options.search.lmr_min_depth, 100);
+        engine.clear_hash();
+        let unreduced_nodes = nodes_at_depth(&mut engine, 8);
+        assert!(unreduced_nodes > default_nodes, "{unreduced_nodes} nodes without reductions, {default_nodes} with");
+        for (name, value) in
+            [("search.no_such_margin", "1"), ("search.lmr_min_moves", "-1"), ("search.rfp_margin", "x")]
+        {
+            assert!(engine.set_option(name, value).is_err(), "{name} = {value}");
+        }
+        assert_eq!(engine.options.search.lmr_min_depth, 100);
+        assert_eq!(engine.options.search.rfp_margin, crate::search::DEFAULT_PARAMS.rfp_margin);
     }
 }

@@ -5,6 +5,7 @@
 //! keeps.
 
 use crate::eval::EvalMode;
+use crate::search::SearchParams;
 
 /// Largest `Hash` value accepted, in MiB.
 pub const MAX_HASH_MIB: u64 = 32_768;
@@ -107,7 +108,7 @@ pub const OPTIONS: [OptionSpec; 15] = [
     OptionSpec {
         id: OptionId::MoveOverhead,
         name: "Move Overhead",
-        kind: OptionKind::Spin { default: 50, min: 0, max: 10_000 },
+        kind: OptionKind::Spin { default: 10, min: 0, max: 10_000 },
     },
     OptionSpec { id: OptionId::Chess960, name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec {
@@ -241,7 +242,15 @@ pub struct EngineOptions {
     pub limit_strength: bool,
     /// The strength asked for when `limit_strength` is on.
     pub elo: u64,
+    /// The search's margins: the engine's own unless set by the unlisted
+    /// `search.NAME` options (tuning and experiments, see [`SEARCH_PREFIX`]).
+    pub search: SearchParams,
 }
+
+/// Prefix of the unlisted options that set one search margin each,
+/// `setoption name search.rfp_margin value 90`: a tuner can play one build
+/// against itself with other margins. GUIs never see them.
+pub const SEARCH_PREFIX: &str = "search.";
 
 impl EngineOptions {
     /// The value of option `id`, if it is kept here.
@@ -311,6 +320,7 @@ impl Default for EngineOptions {
             skill_level: 0,
             limit_strength: false,
             elo: 0,
+            search: SearchParams::default(),
         };
         for spec in &OPTIONS {
             options.set(spec.id, &spec.default_value());
@@ -334,7 +344,7 @@ mod tests {
             }
         }
         assert_eq!(defaults.hash_mib, 16);
-        assert_eq!(defaults.move_overhead, 50);
+        assert_eq!(defaults.move_overhead, 10);
     }
 
     #[test]

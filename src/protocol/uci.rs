@@ -376,7 +376,7 @@ mod tests {
                 "option name Threads type spin default 1 min 1 max 1024",
                 "option name MultiPV type spin default 1 min 1 max 256",
                 "option name Ponder type check default false",
-                "option name Move Overhead type spin default 50 min 0 max 10000",
+                "option name Move Overhead type spin default 10 min 0 max 10000",
                 "option name UCI_Chess960 type check default false",
                 "option name Evaluation type combo default full var full var nnue var linear var hand var material",
                 "option name EvalFile type string default <empty>",

@@ -842,7 +842,7 @@ mod tests {
             lines,
             [
                 "feature option=\"MultiPV -spin 1 1 256\"",
-                "feature option=\"Move Overhead -spin 50 0 10000\"",
+                "feature option=\"Move Overhead -spin 10 0 10000\"",
                 "feature option=\"Clear Hash -button\"",
                 "feature option=\"Evaluation -combo *full /// nnue /// linear /// hand /// material\"",
                 "feature option=\"EvalFile -file \"",

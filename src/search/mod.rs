@@ -95,6 +95,13 @@ pub const POLL_INTERVAL: u64 = 1024; // a power of two
 
 /// A score for the table: mate distances counted from this node, not the root.
 #[inline]
+/// Plies played in the game so far, from the move number (a position set
+/// up from a FEN counts its earlier moves too).
+fn game_ply(pos: &Position) -> u32 {
+    let black = u32::from(pos.side_to_move() == crate::rules::piece::Color::Black);
+    2 * u32::from(pos.state().fullmove.saturating_sub(1)) + black
+}
+
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score > MATE_BOUND {
         score + ply as i32
@@ -188,9 +195,9 @@ impl<'a> Search<'a> {
         limits: &'a Limits,
         mut histories: Histories,
     ) -> Search<'a> {
-        let params = DEFAULT_PARAMS;
+        let params = limits.params;
         let lmr = params.lmr_table();
-        let (soft, hard) = time_budget(limits, pos.side_to_move());
+        let (soft, hard) = time_budget(limits, pos.side_to_move(), game_ply(pos));
         // Make/unmake push onto the position's history; reserve it now so
         // that no node allocates.
         pos.reserve_history(MAX_PLY + 8);
@@ -238,18 +245,6 @@ impl<'a> Search<'a> {
     pub fn as_helper(mut self, number: usize) -> Search<'a> {
         self.helper = Some(number.max(1));
         self
-    }
-
-    /// This search with other pruning and reduction margins (tuning).
-    pub fn with_params(mut self, params: SearchParams) -> Search<'a> {
-        self.lmr = params.lmr_table();
-        self.params = params;
-        self
-    }
-
-    /// The pruning and reduction margins in use.
-    pub fn params(&self) -> &SearchParams {
-        &self.params
     }
 
     /// The history tables, to carry into the next search of the game.

@@ -410,10 +410,15 @@ impl Search<'_> {
     fn search_move(&mut self, n: &NodeInfo, mv: &MoveInfo, legal: usize, mut extension: i32, alpha: i32) -> i32 {
         let (ply, m, beta) = (n.ply, mv.m, n.beta);
         let us = self.pos.side_to_move();
+        let p = &self.params;
+        let may_extend_check =
+            extension == 0 && (ply as i32) < 2 * self.root_depth && n.depth >= p.check_extension_min_depth;
+        // Only asked for when the margins say so (the check is not known before the move).
+        let safe = may_extend_check && (p.check_extension_safe_only == 0 || self.see_ge(m, 0));
         self.make(ply, m, mv.mover);
         let same_side = self.pos.side_to_move() == us;
         let gives_check = !self.pos.in_setup() && self.pos.in_check();
-        if extension == 0 && gives_check && (ply as i32) < 2 * self.root_depth {
+        if safe && gives_check {
             extension = 1;
         }
         if extension < 2 {

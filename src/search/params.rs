@@ -62,6 +62,11 @@ pub struct SearchParams {
     pub double_extension_margin: i32,
     /// Double extensions allowed on one path from the root.
     pub max_double_extensions: u8,
+    /// Check extension: shallowest remaining depth at which a check is extended.
+    pub check_extension_min_depth: i32,
+    /// Check extension: 1 extends only checks that do not lose material by
+    /// static exchange, 0 every check.
+    pub check_extension_safe_only: i32,
     /// Late-move reductions: shallowest depth at which moves are reduced.
     pub lmr_min_depth: i32,
     /// Late-move reductions: moves tried before reductions start.
@@ -121,6 +126,8 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     singular_beta_per_depth: 2,
     double_extension_margin: 24,
     max_double_extensions: 6,
+    check_extension_min_depth: 0,
+    check_extension_safe_only: 0,
     lmr_min_depth: 3,
     lmr_min_moves: 3,
     lmr_history_divisor: 8192,
@@ -135,6 +142,82 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     qs_move_limit: 3,
     qs_recapture_depth: 6,
 };
+
+/// Every margin by name, for `SearchParams::get` and `set`: the field list
+/// written once, so that a new margin is tunable as soon as it is declared.
+macro_rules! by_name {
+    ($($field:ident),* $(,)?) => {
+        impl SearchParams {
+            /// The names of the margins, as `setoption name search.NAME` takes them.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The margin called `name`.
+            pub fn get(&self, name: &str) -> Option<i64> {
+                match name {
+                    $(stringify!($field) => Some(self.$field as i64),)*
+                    _ => None,
+                }
+            }
+
+            /// Sets the margin called `name`; an unknown name or a value out
+            /// of the field's range is an error.
+            pub fn set(&mut self, name: &str, value: i64) -> Result<(), String> {
+                match name {
+                    $(stringify!($field) => {
+                        self.$field = value
+                            .try_into()
+                            .map_err(|_| format!("{value} is out of range for search.{name}"))?;
+                    })*
+                    _ => return Err(format!("unknown search margin {name:?}")),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+by_name!(
+    rfp_max_depth,
+    rfp_margin,
+    nmp_min_depth,
+    nmp_eval_per_depth,
+    nmp_eval_base,
+    nmp_reduction,
+    nmp_depth_divisor,
+    nmp_eval_divisor,
+    nmp_eval_max,
+    nmp_verify_depth,
+    iir_min_depth,
+    lmp_base,
+    futility_max_depth,
+    futility_base,
+    futility_per_depth,
+    history_max_depth,
+    history_margin,
+    see_max_depth,
+    see_quiet_margin,
+    see_capture_margin,
+    singular_min_depth,
+    singular_tt_depth_margin,
+    singular_beta_per_depth,
+    double_extension_margin,
+    max_double_extensions,
+    check_extension_min_depth,
+    check_extension_safe_only,
+    lmr_min_depth,
+    lmr_min_moves,
+    lmr_history_divisor,
+    lmr_base_percent,
+    lmr_divisor_percent,
+    aspiration_min_depth,
+    aspiration_delta,
+    aspiration_max_delta,
+    qs_delta_margin,
+    qs_evasion_depth,
+    qs_max_depth,
+    qs_move_limit,
+    qs_recapture_depth,
+);
 
 impl Default for SearchParams {
     fn default() -> SearchParams {
@@ -172,5 +255,25 @@ mod tests {
             }
         }
         assert_eq!(table[0], [0; 64]);
+    }
+
+    #[test]
+    fn every_margin_is_reached_by_its_name() {
+        assert_eq!(SearchParams::NAMES.len(), 40);
+        for name in SearchParams::NAMES {
+            let mut params = DEFAULT_PARAMS;
+            let value = DEFAULT_PARAMS.get(name).expect(name) + 1;
+            params.set(name, value).expect(name);
+            assert_eq!(params.get(name), Some(value), "{name}");
+            assert_ne!(params, DEFAULT_PARAMS, "{name} changed nothing");
+            for other in SearchParams::NAMES.iter().filter(|&o| o != name) {
+                assert_eq!(params.get(other), DEFAULT_PARAMS.get(other), "{name} changed {other}");
+            }
+        }
+        let mut params = DEFAULT_PARAMS;
+        assert!(params.set("max_double_extensions", 300).is_err());
+        assert!(params.set("lmr_min_moves", -1).is_err());
+        assert!(params.set("no_such_margin", 1).is_err());
+        assert_eq!(params, DEFAULT_PARAMS);
     }
 }

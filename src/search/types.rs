@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 #[cfg(doc)]
 use super::POLL_INTERVAL;
-use super::{MATE, MATE_BOUND};
+use super::{SearchParams, MATE, MATE_BOUND};
 use crate::rules::moves::Move;
 
 /// How long and how deep to search. All times in milliseconds.
@@ -43,6 +43,9 @@ pub struct Limits {
     /// search like `nodes`, but only after depth 1, so every root move has
     /// a score to choose by.
     pub skill_nodes: Option<u64>,
+    /// The pruning, reduction and extension margins (the engine's own unless
+    /// set with the unlisted `search.NAME` options, for tuning).
+    pub params: SearchParams,
 }
 
 impl Limits {

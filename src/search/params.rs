@@ -126,7 +126,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     singular_beta_per_depth: 2,
     double_extension_margin: 24,
     max_double_extensions: 6,
-    check_extension_min_depth: 0,
+    check_extension_min_depth: 7,
     check_extension_safe_only: 0,
     lmr_min_depth: 3,
     lmr_min_moves: 3,

@@ -236,7 +236,7 @@ impl Search<'_> {
             legal: 0,
             skip_quiets: false,
             all_legal: n.in_setup,
-            keys: self.continuation_keys(n.ply),
+            rows: self.histories.quiet_rows(self.pos.side_to_move(), self.continuation_keys(n.ply)),
         };
         // In check in a succession variant the table move may be a king
         // succession, which only the legal generator knows.
@@ -311,7 +311,7 @@ impl Search<'_> {
             mover,
             victim,
             quiet,
-            history: if quiet { self.quiet_score(m, mover, lp.keys) } else { 0 },
+            history: if quiet { self.histories.quiet_total(&lp.rows, m, mover) } else { 0 },
             is_killer: self.frame(n.ply).killers.contains(&Some(m)),
             base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
         };

@@ -26,6 +26,8 @@ pub(super) const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
 const GOOD_CAPTURE: i32 = 1 << 27;
 /// The first killer's score: moves scored above it go before the quiet moves.
 pub(super) const KILLER: i32 = 1 << 26;
+/// The counter move's score, after the killers'.
+const COUNTER: i32 = 1 << 25;
 /// The score of a quiet move not scored yet, below every real score.
 const UNSCORED: i32 = i32::MIN;
 /// The table move's score, above every other.
@@ -68,14 +70,6 @@ impl Search<'_> {
     pub(super) fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
         let base = ply + FRAME_OFFSET;
         [self.stack[base - 1].moved, self.stack[base - 2].moved]
-    }
-
-    /// Ordering score of a quiet move from the history tables.
-    #[inline]
-    pub(super) fn quiet_score(&self, m: Move, mover: Cell, keys: [Option<PieceTo>; 2]) -> i32 {
-        self.histories.quiet(self.pos.side_to_move(), m)
-            + self.histories.continuation(keys[0], mover, m.to())
-            + self.histories.continuation(keys[1], mover, m.to())
     }
 
     /// Static exchange: does `m` gain at least `threshold`?
@@ -127,9 +121,10 @@ impl Search<'_> {
         }
         let keys = self.continuation_keys(ply);
         if self.histories.counter(keys[0]) == Some(m) {
-            return 1 << 25;
+            return COUNTER;
         }
-        self.quiet_score(m, self.mover(m), keys)
+        let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
+        self.histories.quiet_total(&rows, m, self.mover(m))
     }
 
     /// [`Search::score_move`] with the static exchange of a capture
@@ -168,12 +163,28 @@ impl Search<'_> {
         }
     }
 
-    /// Scores the quiet moves at and after `from` that are still unscored.
+    /// Scores the quiet moves at and after `from` that are still unscored
+    /// (as [`Search::quiet_move_score`] would, with what the moves share
+    /// read once).
     pub(super) fn score_quiets(&mut self, moves: &mut ScoredMoves, from: usize, ply: usize) {
+        let killers = self.frame(ply).killers;
+        let keys = self.continuation_keys(ply);
+        let counter = self.histories.counter(keys[0]);
+        let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
         for j in from..moves.list.len() {
-            if moves.scores[j] == UNSCORED {
-                moves.scores[j] = self.quiet_move_score(moves.list[j], ply);
+            if moves.scores[j] != UNSCORED {
+                continue;
             }
+            let m = Some(moves.list[j]);
+            moves.scores[j] = if m == killers[0] {
+                KILLER
+            } else if m == killers[1] {
+                KILLER - 1
+            } else if m == counter {
+                COUNTER
+            } else {
+                self.histories.quiet_total(&rows, moves.list[j], self.mover(moves.list[j]))
+            };
         }
     }
 

@@ -8,7 +8,7 @@ use crate::board::position::NO_SQUARE;
 use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{Cell, PieceKind};
-use crate::search::history::PieceTo;
+use crate::search::history::{PieceTo, QuietRows};
 use crate::search::tt::{Bound, TtHit};
 
 use super::{from_tt, Search, INFINITE, MATE_BOUND};
@@ -153,7 +153,8 @@ pub(super) struct MoveLoop {
     pub(super) skip_quiets: bool,
     /// Every move handed to the loop is known legal (setup, succession).
     pub(super) all_legal: bool,
-    pub(super) keys: [Option<PieceTo>; 2],
+    /// The node's rows of the quiet and continuation histories.
+    pub(super) rows: QuietRows,
 }
 
 /// The moves a node searched before its best, to punish in the histories.

@@ -136,7 +136,7 @@ impl Search<'_> {
             return self.qsearch(alpha, beta, ply, 0);
         }
         let in_setup = self.pos.in_setup();
-        let in_check = !in_setup && self.pos.in_check();
+        let in_check = self.in_check_at(ply, in_setup);
         if ply > 0 {
             if self.is_draw() {
                 return DRAW;
@@ -413,6 +413,9 @@ impl Search<'_> {
         self.make(ply, m, mv.mover);
         let same_side = self.pos.side_to_move() == us;
         let gives_check = !self.pos.in_setup() && self.pos.in_check();
+        // The child reads this instead of testing again; cleared before the
+        // move is taken back, so no other position at that ply sees it.
+        self.frame_mut(ply + 1).check = Some(gives_check);
         if extension == 0 && gives_check && (ply as i32) < 2 * self.root_depth {
             extension = 1;
         }
@@ -433,6 +436,7 @@ impl Search<'_> {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
             }
         }
+        self.frame_mut(ply + 1).check = None;
         self.pos.unmake(m);
         score
     }

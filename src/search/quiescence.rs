@@ -52,7 +52,7 @@ impl Search<'_> {
             return DRAW;
         }
         let in_setup = self.pos.in_setup();
-        let in_check = !in_setup && self.pos.in_check();
+        let in_check = self.in_check_at(ply, in_setup);
         if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
             return self.evaluate(ply);
         }

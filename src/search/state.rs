@@ -27,6 +27,10 @@ pub(super) struct Frame {
     pub(super) moved_to: Square,
     /// Double extensions on the path from the root to this ply.
     pub(super) double_extensions: u8,
+    /// Whether the side to move at this ply is in check, when the parent
+    /// already tested it (set only while the parent's move is on the
+    /// board, see [`Search::in_check_at`]).
+    pub(super) check: Option<bool>,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -36,6 +40,7 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     moved: None,
     moved_to: NO_SQUARE,
     double_extensions: 0,
+    check: None,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.
@@ -205,6 +210,19 @@ impl Search<'_> {
     #[inline]
     pub(super) fn is_tactical(&self, m: Move) -> bool {
         self.is_capture(m) || m.kind() == MoveKind::Promotion
+    }
+
+    /// Is the side to move at `ply` in check (never during setup)? The
+    /// parent's answer when it gave one, else tested now.
+    #[inline]
+    pub(super) fn in_check_at(&self, ply: usize, in_setup: bool) -> bool {
+        match self.frame(ply).check {
+            Some(check) => {
+                debug_assert_eq!(check, !in_setup && self.pos.in_check(), "a stale check status");
+                check
+            }
+            None => !in_setup && self.pos.in_check(),
+        }
     }
 
     pub(super) fn is_draw(&self) -> bool {

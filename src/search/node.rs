@@ -8,8 +8,8 @@ use arrayvec::ArrayVec;
 
 use crate::board::position::NO_SQUARE;
 use crate::rules::moves::{Move, MoveKind, MoveList};
-use crate::search::picker::{ScoredMoves, KILLER};
-use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, Step, Tried};
+use crate::search::picker::{ScoredMoves, COUNTER, KILLER};
+use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, QuietStage, Step, Tried};
 use crate::search::tt::{Bound, TtHit};
 
 use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY};
@@ -252,28 +252,34 @@ impl Search<'_> {
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
         lp.all_legal = self.generate(&mut moves.list, n.in_check);
         self.score_tactical(&mut moves, n.tt_move);
-        let mut quiets_pending = true;
-        let mut i = 0;
-        if let Some(m) = staged {
-            // Where picking it first would have put it: at the front, the
-            // first move there swapped to its place.
-            if let Some(k) = moves.list.iter().position(|&x| x == m) {
-                moves.list.swap(0, k);
-                moves.scores.swap(0, k);
-                i = 1;
-            }
-            if lp.skip_quiets && !n.in_check {
-                self.drop_quiet_moves(&mut moves, i);
-            }
+        let mut quiets = QuietStage::Pending;
+        let mut i = Self::put_staged_first(&mut moves, staged);
+        if staged.is_some() && lp.skip_quiets && !n.in_check {
+            self.drop_quiet_moves(&mut moves, i);
         }
         while i < moves.list.len() {
             let m = self.pick(&mut moves, i);
-            if quiets_pending && moves.scores[i] <= KILLER {
+            match quiets {
                 // Past the captures that keep material and the promotions:
-                // now the quiet moves are scored, and the pick made again.
-                quiets_pending = false;
-                self.score_quiets(&mut moves, i, n.ply);
-                continue;
+                // now the killers and the counter move are scored, and the
+                // pick made again; without any, the other quiet moves too.
+                QuietStage::Pending if moves.scores[i] <= KILLER => {
+                    quiets = if self.score_refutations(&mut moves, i, n.ply) {
+                        QuietStage::Refutations
+                    } else {
+                        self.score_quiets(&mut moves, i, n.ply);
+                        QuietStage::Scored
+                    };
+                    continue;
+                }
+                // Past the killers and the counter move: the other quiet
+                // moves are scored, after the histories learnt from those.
+                QuietStage::Refutations if moves.scores[i] < COUNTER => {
+                    quiets = QuietStage::Scored;
+                    self.score_quiets(&mut moves, i, n.ply);
+                    continue;
+                }
+                _ => {}
             }
             i += 1;
             match self.try_move(n, m, &mut lp) {

@@ -3,8 +3,10 @@
 //! killers, counter move, quiet and continuation histories, losing captures
 //! last), picks them best first, and teaches the histories after a cutoff.
 //! Work is put off until the picker needs it: a capture's static exchange
-//! until it is reached, the quiet moves' scores until the captures that
-//! keep material and the promotions have been tried.
+//! until it is reached; the killers and the counter move are found among
+//! the quiet moves once the captures that keep material and the promotions
+//! have been tried, and the other quiet moves' histories are read only
+//! after those.
 
 use arrayvec::ArrayVec;
 
@@ -27,7 +29,7 @@ const GOOD_CAPTURE: i32 = 1 << 27;
 /// The first killer's score: moves scored above it go before the quiet moves.
 pub(super) const KILLER: i32 = 1 << 26;
 /// The counter move's score, after the killers'.
-const COUNTER: i32 = 1 << 25;
+pub(super) const COUNTER: i32 = 1 << 25;
 /// The score of a quiet move not scored yet, below every real score.
 const UNSCORED: i32 = i32::MIN;
 /// The table move's score, above every other.
@@ -42,6 +44,22 @@ const UNCHECKED_FLOOR: i32 = GOOD_CAPTURE - (1 << 16);
 #[inline]
 fn history_bonus(depth: i32) -> i32 {
     (depth * depth * 16 + 32 * depth).min(1600)
+}
+
+/// The ordering score of a quiet move that is one of the node's killers
+/// or its counter move.
+#[inline]
+fn refutation_score(m: Move, killers: [Option<Move>; 2], counter: Option<Move>) -> Option<i32> {
+    let m = Some(m);
+    if m == killers[0] {
+        Some(KILLER)
+    } else if m == killers[1] {
+        Some(KILLER - 1)
+    } else if m == counter {
+        Some(COUNTER)
+    } else {
+        None
+    }
 }
 
 /// Moves of a node, with their ordering scores.
@@ -112,19 +130,11 @@ impl Search<'_> {
     /// Ordering score of a quiet move: killers, counter move, histories.
     #[inline]
     fn quiet_move_score(&self, m: Move, ply: usize) -> i32 {
-        let frame = self.frame(ply);
-        if frame.killers[0] == Some(m) {
-            return KILLER;
-        }
-        if frame.killers[1] == Some(m) {
-            return KILLER - 1;
-        }
         let keys = self.continuation_keys(ply);
-        if self.histories.counter(keys[0]) == Some(m) {
-            return COUNTER;
-        }
-        let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
-        self.histories.quiet_total(&rows, m, self.mover(m))
+        refutation_score(m, self.frame(ply).killers, self.histories.counter(keys[0])).unwrap_or_else(|| {
+            let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
+            self.histories.quiet_total(&rows, m, self.mover(m))
+        })
     }
 
     /// [`Search::score_move`] with the static exchange of a capture
@@ -142,6 +152,18 @@ impl Search<'_> {
     #[inline]
     fn exchange_pending(&self, m: Move, score: i32) -> bool {
         (UNCHECKED_FLOOR..TT_MOVE).contains(&score) && self.pos.victim_square(m).is_some()
+    }
+
+    /// Puts the table move, already tried before the list was generated,
+    /// where picking it first would have: at the front, the first move
+    /// there swapped to its place. The index of the first move left to pick.
+    pub(super) fn put_staged_first(moves: &mut ScoredMoves, staged: Option<Move>) -> usize {
+        let Some(k) = staged.and_then(|m| moves.list.iter().position(|&x| x == m)) else {
+            return 0;
+        };
+        moves.list.swap(0, k);
+        moves.scores.swap(0, k);
+        1
     }
 
     /// Scores the captures and promotions (and the table move) of a
@@ -163,6 +185,29 @@ impl Search<'_> {
         }
     }
 
+    /// Scores the killers and the counter move among the unscored quiet
+    /// moves at and after `from` (as [`Search::quiet_move_score`] would),
+    /// leaving the others unscored: they go first, and when one fails high
+    /// the rest are never scored. False when the list holds none of them.
+    pub(super) fn score_refutations(&self, moves: &mut ScoredMoves, from: usize, ply: usize) -> bool {
+        let killers = self.frame(ply).killers;
+        let counter = self.histories.counter(self.continuation_keys(ply)[0]);
+        if killers == [None; 2] && counter.is_none() {
+            return false;
+        }
+        let mut found = false;
+        for j in from..moves.list.len() {
+            if moves.scores[j] != UNSCORED {
+                continue;
+            }
+            if let Some(score) = refutation_score(moves.list[j], killers, counter) {
+                moves.scores[j] = score;
+                found = true;
+            }
+        }
+        found
+    }
+
     /// Scores the quiet moves at and after `from` that are still unscored
     /// (as [`Search::quiet_move_score`] would, with what the moves share
     /// read once).
@@ -175,16 +220,9 @@ impl Search<'_> {
             if moves.scores[j] != UNSCORED {
                 continue;
             }
-            let m = Some(moves.list[j]);
-            moves.scores[j] = if m == killers[0] {
-                KILLER
-            } else if m == killers[1] {
-                KILLER - 1
-            } else if m == counter {
-                COUNTER
-            } else {
-                self.histories.quiet_total(&rows, moves.list[j], self.mover(moves.list[j]))
-            };
+            let m = moves.list[j];
+            moves.scores[j] = refutation_score(m, killers, counter)
+                .unwrap_or_else(|| self.histories.quiet_total(&rows, m, self.mover(m)));
         }
     }
 

@@ -129,16 +129,7 @@ impl Search<'_> {
         }
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
         lp.all_legal = self.qs_generate(&mut moves, lp.in_check, lp.evasions, tt_move, lp.ply);
-        let mut i = 0;
-        if let Some(m) = staged {
-            // Where picking it first would have put it: at the front, the
-            // first move there swapped to its place.
-            if let Some(k) = moves.list.iter().position(|&x| x == m) {
-                moves.list.swap(0, k);
-                moves.scores.swap(0, k);
-                i = 1;
-            }
-        }
+        let mut i = Self::put_staged_first(&mut moves, staged);
         while i < moves.list.len() {
             let m = self.pick(&mut moves, i);
             let score = moves.scores[i];

@@ -148,6 +148,17 @@ pub(super) enum Step {
     End(i32),
 }
 
+/// How far the move loop has got with scoring the quiet moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum QuietStage {
+    /// None scored: the captures and promotions go first.
+    Pending,
+    /// The killers and the counter move scored, the others not yet.
+    Refutations,
+    /// All scored.
+    Scored,
+}
+
 /// The running state of a node's move loop.
 pub(super) struct MoveLoop {
     pub(super) tried: Tried,

@@ -18,6 +18,15 @@ pub const HISTORY_LIMIT: i32 = 16_384;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct PieceTo(u32);
 
+/// The parts of the quiet and continuation histories' indices that one
+/// node's quiet moves share (the side to move, the previous two moves),
+/// computed once so that scoring each move adds only its own squares.
+#[derive(Clone, Copy)]
+pub struct QuietRows {
+    quiet: usize,
+    continuation: [Option<usize>; 2],
+}
+
 /// The history tables of one search thread.
 pub struct Histories {
     files: usize,
@@ -98,6 +107,31 @@ impl Histories {
     #[inline]
     pub fn quiet(&self, side: Color, m: Move) -> i32 {
         self.quiet[self.quiet_index(side, m)] as i32
+    }
+
+    /// The shared parts of a node's quiet-move indices: `side` to move,
+    /// after the moves `keys` (one and two plies back).
+    #[inline]
+    pub fn quiet_rows(&self, side: Color, keys: [Option<PieceTo>; 2]) -> QuietRows {
+        QuietRows {
+            quiet: side.index() * (self.squares + self.kinds) * self.squares,
+            continuation: keys.map(|k| k.map(|p| p.0 as usize * self.kinds * self.squares)),
+        }
+    }
+
+    /// Quiet history plus both continuation histories of `mover` making
+    /// `m`: the same sum as [`Histories::quiet`] and two
+    /// [`Histories::continuation`]s, with the node's rows computed once.
+    #[inline]
+    pub fn quiet_total(&self, rows: &QuietRows, m: Move, mover: Cell) -> i32 {
+        let from = if m.kind() == MoveKind::Drop { self.squares + m.piece().index() } else { self.square(m.from()) };
+        let to = self.square(m.to());
+        let mut total = self.quiet[rows.quiet + from * self.squares + to] as i32;
+        let piece = mover.kind().index() * self.squares + to;
+        for row in rows.continuation.into_iter().flatten() {
+            total += self.continuation[row + piece] as i32;
+        }
+        total
     }
 
     /// Adds `bonus` (negative: a malus) to a quiet move's history.
@@ -181,6 +215,15 @@ mod tests {
         assert!(h.continuation(prev, white_last, a) > 0);
         assert_eq!(h.continuation(Some(h.piece_to(white_last, j10)), white_last, a), 0);
         assert_eq!(h.continuation(None, white_last, a), 0);
+        // The node-row sum is the three tables' entries added up.
+        let rows = h.quiet_rows(Color::White, [prev, Some(h.piece_to(black_last, a))]);
+        h.update_quiet(Color::White, Move::normal(j10, a), 900);
+        let back = Move::normal(j10, a);
+        assert_eq!(
+            h.quiet_total(&rows, back, white_last),
+            h.quiet(Color::White, back) + h.continuation(prev, white_last, a)
+        );
+        assert_eq!(h.quiet_total(&rows, back, white_last), 900 + 700);
         h.set_counter(prev, m);
         assert_eq!(h.counter(prev), Some(m));
         h.update_capture(white_last, j10, PieceKind(3), 300);

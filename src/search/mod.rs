@@ -22,7 +22,8 @@
 //!   position is quiet (drops are left out, so the sequence always ends:
 //!   every capture takes a man off the board), evasions near the horizon,
 //!   stand pat, the table, delta pruning, losing captures skipped, and a
-//!   bound on the captures per node where dozens of men attack each other.
+//!   bound on the captures per node where dozens of men attack each other;
+//!   staged like the main search (the table move before any generation).
 //! - **Move ordering** (`picker.rs`): table move, captures that do not lose
 //!   by static exchange (MVV-LVA and capture history), promotions, two
 //!   killers, the counter move, quiet and continuation histories

@@ -8,8 +8,8 @@ use arrayvec::ArrayVec;
 
 use crate::board::position::NO_SQUARE;
 use crate::rules::moves::{Move, MoveKind, MoveList};
-use crate::search::picker::{ScoredMoves, KILLER};
-use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, Step, Tried};
+use crate::search::picker::{ScoredMoves, COUNTER, KILLER};
+use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, QuietStage, Step, Tried};
 use crate::search::tt::{Bound, TtHit};
 
 use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MATE_BOUND, MAX_PLY};
@@ -136,7 +136,7 @@ impl Search<'_> {
             return self.qsearch(alpha, beta, ply, 0);
         }
         let in_setup = self.pos.in_setup();
-        let in_check = !in_setup && self.pos.in_check();
+        let in_check = self.in_check_at(ply, in_setup);
         if ply > 0 {
             if self.is_draw() {
                 return DRAW;
@@ -236,7 +236,7 @@ impl Search<'_> {
             legal: 0,
             skip_quiets: false,
             all_legal: n.in_setup,
-            keys: self.continuation_keys(n.ply),
+            rows: self.histories.quiet_rows(self.pos.side_to_move(), self.continuation_keys(n.ply)),
         };
         // In check in a succession variant the table move may be a king
         // succession, which only the legal generator knows.
@@ -252,28 +252,34 @@ impl Search<'_> {
         let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
         lp.all_legal = self.generate(&mut moves.list, n.in_check);
         self.score_tactical(&mut moves, n.tt_move);
-        let mut quiets_pending = true;
-        let mut i = 0;
-        if let Some(m) = staged {
-            // Where picking it first would have put it: at the front, the
-            // first move there swapped to its place.
-            if let Some(k) = moves.list.iter().position(|&x| x == m) {
-                moves.list.swap(0, k);
-                moves.scores.swap(0, k);
-                i = 1;
-            }
-            if lp.skip_quiets && !n.in_check {
-                self.drop_quiet_moves(&mut moves, i);
-            }
+        let mut quiets = QuietStage::Pending;
+        let mut i = Self::put_staged_first(&mut moves, staged);
+        if staged.is_some() && lp.skip_quiets && !n.in_check {
+            self.drop_quiet_moves(&mut moves, i);
         }
         while i < moves.list.len() {
             let m = self.pick(&mut moves, i);
-            if quiets_pending && moves.scores[i] <= KILLER {
+            match quiets {
                 // Past the captures that keep material and the promotions:
-                // now the quiet moves are scored, and the pick made again.
-                quiets_pending = false;
-                self.score_quiets(&mut moves, i, n.ply);
-                continue;
+                // now the killers and the counter move are scored, and the
+                // pick made again; without any, the other quiet moves too.
+                QuietStage::Pending if moves.scores[i] <= KILLER => {
+                    quiets = if self.score_refutations(&mut moves, i, n.ply) {
+                        QuietStage::Refutations
+                    } else {
+                        self.score_quiets(&mut moves, i, n.ply);
+                        QuietStage::Scored
+                    };
+                    continue;
+                }
+                // Past the killers and the counter move: the other quiet
+                // moves are scored, after the histories learnt from those.
+                QuietStage::Refutations if moves.scores[i] < COUNTER => {
+                    quiets = QuietStage::Scored;
+                    self.score_quiets(&mut moves, i, n.ply);
+                    continue;
+                }
+                _ => {}
             }
             i += 1;
             match self.try_move(n, m, &mut lp) {
@@ -311,7 +317,7 @@ impl Search<'_> {
             mover,
             victim,
             quiet,
-            history: if quiet { self.quiet_score(m, mover, lp.keys) } else { 0 },
+            history: if quiet { self.histories.quiet_total(&lp.rows, m, mover) } else { 0 },
             is_killer: self.frame(n.ply).killers.contains(&Some(m)),
             base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
         };
@@ -418,6 +424,9 @@ impl Search<'_> {
         self.make(ply, m, mv.mover);
         let same_side = self.pos.side_to_move() == us;
         let gives_check = !self.pos.in_setup() && self.pos.in_check();
+        // The child reads this instead of testing again; cleared before the
+        // move is taken back, so no other position at that ply sees it.
+        self.frame_mut(ply + 1).check = Some(gives_check);
         if safe && gives_check {
             extension = 1;
         }
@@ -438,6 +447,7 @@ impl Search<'_> {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
             }
         }
+        self.frame_mut(ply + 1).check = None;
         self.pos.unmake(m);
         score
     }

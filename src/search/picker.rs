@@ -3,8 +3,10 @@
 //! killers, counter move, quiet and continuation histories, losing captures
 //! last), picks them best first, and teaches the histories after a cutoff.
 //! Work is put off until the picker needs it: a capture's static exchange
-//! until it is reached, the quiet moves' scores until the captures that
-//! keep material and the promotions have been tried.
+//! until it is reached; the killers and the counter move are found among
+//! the quiet moves once the captures that keep material and the promotions
+//! have been tried, and the other quiet moves' histories are read only
+//! after those.
 
 use arrayvec::ArrayVec;
 
@@ -26,6 +28,8 @@ pub(super) const BAD_CAPTURE_LIMIT: i32 = BAD_CAPTURE / 2;
 const GOOD_CAPTURE: i32 = 1 << 27;
 /// The first killer's score: moves scored above it go before the quiet moves.
 pub(super) const KILLER: i32 = 1 << 26;
+/// The counter move's score, after the killers'.
+pub(super) const COUNTER: i32 = 1 << 25;
 /// The score of a quiet move not scored yet, below every real score.
 const UNSCORED: i32 = i32::MIN;
 /// The table move's score, above every other.
@@ -40,6 +44,22 @@ const UNCHECKED_FLOOR: i32 = GOOD_CAPTURE - (1 << 16);
 #[inline]
 fn history_bonus(depth: i32) -> i32 {
     (depth * depth * 16 + 32 * depth).min(1600)
+}
+
+/// The ordering score of a quiet move that is one of the node's killers
+/// or its counter move.
+#[inline]
+fn refutation_score(m: Move, killers: [Option<Move>; 2], counter: Option<Move>) -> Option<i32> {
+    let m = Some(m);
+    if m == killers[0] {
+        Some(KILLER)
+    } else if m == killers[1] {
+        Some(KILLER - 1)
+    } else if m == counter {
+        Some(COUNTER)
+    } else {
+        None
+    }
 }
 
 /// Moves of a node, with their ordering scores.
@@ -68,14 +88,6 @@ impl Search<'_> {
     pub(super) fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
         let base = ply + FRAME_OFFSET;
         [self.stack[base - 1].moved, self.stack[base - 2].moved]
-    }
-
-    /// Ordering score of a quiet move from the history tables.
-    #[inline]
-    pub(super) fn quiet_score(&self, m: Move, mover: Cell, keys: [Option<PieceTo>; 2]) -> i32 {
-        self.histories.quiet(self.pos.side_to_move(), m)
-            + self.histories.continuation(keys[0], mover, m.to())
-            + self.histories.continuation(keys[1], mover, m.to())
     }
 
     /// Static exchange: does `m` gain at least `threshold`?
@@ -118,18 +130,11 @@ impl Search<'_> {
     /// Ordering score of a quiet move: killers, counter move, histories.
     #[inline]
     fn quiet_move_score(&self, m: Move, ply: usize) -> i32 {
-        let frame = self.frame(ply);
-        if frame.killers[0] == Some(m) {
-            return KILLER;
-        }
-        if frame.killers[1] == Some(m) {
-            return KILLER - 1;
-        }
         let keys = self.continuation_keys(ply);
-        if self.histories.counter(keys[0]) == Some(m) {
-            return 1 << 25;
-        }
-        self.quiet_score(m, self.mover(m), keys)
+        refutation_score(m, self.frame(ply).killers, self.histories.counter(keys[0])).unwrap_or_else(|| {
+            let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
+            self.histories.quiet_total(&rows, m, self.mover(m))
+        })
     }
 
     /// [`Search::score_move`] with the static exchange of a capture
@@ -147,6 +152,18 @@ impl Search<'_> {
     #[inline]
     fn exchange_pending(&self, m: Move, score: i32) -> bool {
         (UNCHECKED_FLOOR..TT_MOVE).contains(&score) && self.pos.victim_square(m).is_some()
+    }
+
+    /// Puts the table move, already tried before the list was generated,
+    /// where picking it first would have: at the front, the first move
+    /// there swapped to its place. The index of the first move left to pick.
+    pub(super) fn put_staged_first(moves: &mut ScoredMoves, staged: Option<Move>) -> usize {
+        let Some(k) = staged.and_then(|m| moves.list.iter().position(|&x| x == m)) else {
+            return 0;
+        };
+        moves.list.swap(0, k);
+        moves.scores.swap(0, k);
+        1
     }
 
     /// Scores the captures and promotions (and the table move) of a
@@ -168,12 +185,44 @@ impl Search<'_> {
         }
     }
 
-    /// Scores the quiet moves at and after `from` that are still unscored.
-    pub(super) fn score_quiets(&mut self, moves: &mut ScoredMoves, from: usize, ply: usize) {
+    /// Scores the killers and the counter move among the unscored quiet
+    /// moves at and after `from` (as [`Search::quiet_move_score`] would),
+    /// leaving the others unscored: they go first, and when one fails high
+    /// the rest are never scored. False when the list holds none of them.
+    pub(super) fn score_refutations(&self, moves: &mut ScoredMoves, from: usize, ply: usize) -> bool {
+        let killers = self.frame(ply).killers;
+        let counter = self.histories.counter(self.continuation_keys(ply)[0]);
+        if killers == [None; 2] && counter.is_none() {
+            return false;
+        }
+        let mut found = false;
         for j in from..moves.list.len() {
-            if moves.scores[j] == UNSCORED {
-                moves.scores[j] = self.quiet_move_score(moves.list[j], ply);
+            if moves.scores[j] != UNSCORED {
+                continue;
             }
+            if let Some(score) = refutation_score(moves.list[j], killers, counter) {
+                moves.scores[j] = score;
+                found = true;
+            }
+        }
+        found
+    }
+
+    /// Scores the quiet moves at and after `from` that are still unscored
+    /// (as [`Search::quiet_move_score`] would, with what the moves share
+    /// read once).
+    pub(super) fn score_quiets(&mut self, moves: &mut ScoredMoves, from: usize, ply: usize) {
+        let killers = self.frame(ply).killers;
+        let keys = self.continuation_keys(ply);
+        let counter = self.histories.counter(keys[0]);
+        let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
+        for j in from..moves.list.len() {
+            if moves.scores[j] != UNSCORED {
+                continue;
+            }
+            let m = moves.list[j];
+            moves.scores[j] = refutation_score(m, killers, counter)
+                .unwrap_or_else(|| self.histories.quiet_total(&rows, m, self.mover(m)));
         }
     }
 

@@ -1,15 +1,42 @@
 //! Quiescence search: captures and promotions (and evasions near the
 //! horizon) until the position is quiet, standing pat on the static
 //! evaluation, with delta pruning and a bound on the captures per node.
+//! Staged like the main search: the table move is tried before anything is
+//! generated, and once only captures that lose material are left (they are
+//! skipped) the node ends without picking past them.
 
 use arrayvec::ArrayVec;
 
+use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind, MoveList};
 use crate::search::picker::{ScoredMoves, BAD_CAPTURE_LIMIT};
 use crate::search::state::{NodeBest, FRAME_OFFSET};
 use crate::search::tt::Bound;
 
 use super::{bound_cuts, from_tt, to_tt, Search, DRAW, INFINITE, MATE, MAX_PLY};
+
+/// What a quiescence node's move loop reads, and the legal moves it met.
+struct QsLoop {
+    ply: usize,
+    qdepth: u32,
+    beta: i32,
+    stand_pat: i32,
+    in_check: bool,
+    /// In check near the horizon: every move is searched, none pruned.
+    evasions: bool,
+    /// Every move of the list is known legal (a succession variant in check).
+    all_legal: bool,
+    /// The square of the last move: recaptures there escape the capture limit.
+    last_to: Square,
+    legal: u32,
+}
+
+/// What trying one move of a quiescence node did.
+enum QsStep {
+    Next,
+    Cutoff,
+    Stopped,
+}
 
 impl Search<'_> {
     /// Quiescence: captures and promotions (evasions near the horizon) until
@@ -25,7 +52,7 @@ impl Search<'_> {
             return DRAW;
         }
         let in_setup = self.pos.in_setup();
-        let in_check = !in_setup && self.pos.in_check();
+        let in_check = self.in_check_at(ply, in_setup);
         if ply >= MAX_PLY - 1 || qdepth >= self.params.qs_max_depth {
             return self.evaluate(ply);
         }
@@ -61,46 +88,21 @@ impl Search<'_> {
             best = stand_pat;
         }
         let mut node = NodeBest { score: best, mv: None, alpha, original_alpha: alpha };
-        let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
-        let all_legal = self.qs_moves(&mut moves, in_check, evasions, tt_hit.and_then(|h| h.mv), ply);
-        // The square of the last move: recaptures there escape the capture limit below.
-        let last_to = self.stack[ply + FRAME_OFFSET - 1].moved_to;
-        let mut legal = 0;
-        for i in 0..moves.list.len() {
-            let m = self.pick(&mut moves, i);
-            if moves.scores[i] == i32::MIN {
-                // Only quiet moves are left.
-                break;
-            }
-            if !evasions
-                && m.kind() != MoveKind::Promotion
-                && (moves.scores[i] < BAD_CAPTURE_LIMIT
-                    || self.qs_delta_prunes(m, stand_pat, node.alpha)
-                    || self.qs_limit_skips(legal, qdepth, m.to() == last_to))
-            {
-                continue;
-            }
-            if !all_legal && !self.pos.is_legal(m, in_check) {
-                continue;
-            }
-            legal += 1;
-            let us = self.pos.side_to_move();
-            let mover = self.mover(m);
-            self.make(ply, m, mover);
-            let score = if self.pos.side_to_move() == us {
-                self.qsearch(node.alpha, beta, ply + 1, qdepth + 1)
-            } else {
-                -self.qsearch(-beta, -node.alpha, ply + 1, qdepth + 1)
-            };
-            self.pos.unmake(m);
-            if self.stopped {
-                return 0;
-            }
-            if self.record(ply, m, score, &mut node, beta) {
-                break;
-            }
+        let mut lp = QsLoop {
+            ply,
+            qdepth,
+            beta,
+            stand_pat,
+            in_check,
+            evasions,
+            all_legal: false,
+            last_to: self.stack[ply + FRAME_OFFSET - 1].moved_to,
+            legal: 0,
+        };
+        if self.qs_moves(&mut lp, &mut node, tt_hit.and_then(|h| h.mv)) {
+            return 0;
         }
-        if evasions && legal == 0 {
+        if evasions && lp.legal == 0 {
             // Every move was tried: no legal move in check is mate.
             return -MATE + ply as i32;
         }
@@ -109,11 +111,83 @@ impl Search<'_> {
         node.score
     }
 
+    /// The move loop of a quiescence node: the table move (when it is one
+    /// of the moves the node searches) before anything is generated, then
+    /// the rest best first. True when the search was stopped.
+    fn qs_moves(&mut self, lp: &mut QsLoop, node: &mut NodeBest, tt_move: Option<Move>) -> bool {
+        // In check in a succession variant the moves come from the legal
+        // generator, which alone knows the king's successions.
+        let succession = lp.in_check && self.pos.variant().succession.is_some();
+        let staged =
+            tt_move.filter(|&m| !succession && (lp.evasions || self.is_tactical(m)) && self.pos.is_pseudo_legal(m));
+        if let Some(m) = staged {
+            match self.qs_try_move(m, lp, node) {
+                QsStep::Next => {}
+                QsStep::Cutoff => return false,
+                QsStep::Stopped => return true,
+            }
+        }
+        let mut moves = ScoredMoves { list: MoveList::new(), scores: ArrayVec::new() };
+        lp.all_legal = self.qs_generate(&mut moves, lp.in_check, lp.evasions, tt_move, lp.ply);
+        let mut i = Self::put_staged_first(&mut moves, staged);
+        while i < moves.list.len() {
+            let m = self.pick(&mut moves, i);
+            let score = moves.scores[i];
+            i += 1;
+            if score == i32::MIN {
+                // Only quiet moves are left.
+                break;
+            }
+            if score < BAD_CAPTURE_LIMIT && !lp.evasions {
+                // Only captures that lose material are left: all skipped.
+                break;
+            }
+            match self.qs_try_move(m, lp, node) {
+                QsStep::Next => {}
+                QsStep::Cutoff => break,
+                QsStep::Stopped => return true,
+            }
+        }
+        false
+    }
+
+    /// One move of a quiescence node: pruned, illegal, or searched and recorded.
+    fn qs_try_move(&mut self, m: Move, lp: &mut QsLoop, node: &mut NodeBest) -> QsStep {
+        if !lp.evasions
+            && m.kind() != MoveKind::Promotion
+            && (self.qs_delta_prunes(m, lp.stand_pat, node.alpha)
+                || self.qs_limit_skips(lp.legal, lp.qdepth, m.to() == lp.last_to))
+        {
+            return QsStep::Next;
+        }
+        if !lp.all_legal && !self.pos.is_legal(m, lp.in_check) {
+            return QsStep::Next;
+        }
+        lp.legal += 1;
+        let (ply, beta) = (lp.ply, lp.beta);
+        let us = self.pos.side_to_move();
+        let mover = self.mover(m);
+        self.make(ply, m, mover);
+        let score = if self.pos.side_to_move() == us {
+            self.qsearch(node.alpha, beta, ply + 1, lp.qdepth + 1)
+        } else {
+            -self.qsearch(-beta, -node.alpha, ply + 1, lp.qdepth + 1)
+        };
+        self.pos.unmake(m);
+        if self.stopped {
+            return QsStep::Stopped;
+        }
+        if self.record(ply, m, score, node, beta) {
+            return QsStep::Cutoff;
+        }
+        QsStep::Next
+    }
+
     /// The moves of a quiescence node with their ordering scores; quiet
     /// moves (unless evading) score `i32::MIN`, so the loop stops at the
     /// first. True when the list holds legal moves only.
     #[inline]
-    fn qs_moves(
+    fn qs_generate(
         &mut self,
         moves: &mut ScoredMoves,
         in_check: bool,

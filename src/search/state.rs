@@ -8,7 +8,7 @@ use crate::board::position::NO_SQUARE;
 use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{Cell, PieceKind};
-use crate::search::history::PieceTo;
+use crate::search::history::{PieceTo, QuietRows};
 use crate::search::tt::{Bound, TtHit};
 
 use super::{from_tt, Search, INFINITE, MATE_BOUND};
@@ -27,6 +27,10 @@ pub(super) struct Frame {
     pub(super) moved_to: Square,
     /// Double extensions on the path from the root to this ply.
     pub(super) double_extensions: u8,
+    /// Whether the side to move at this ply is in check, when the parent
+    /// already tested it (set only while the parent's move is on the
+    /// board, see [`Search::in_check_at`]).
+    pub(super) check: Option<bool>,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -36,6 +40,7 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     moved: None,
     moved_to: NO_SQUARE,
     double_extensions: 0,
+    check: None,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.
@@ -143,6 +148,17 @@ pub(super) enum Step {
     End(i32),
 }
 
+/// How far the move loop has got with scoring the quiet moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum QuietStage {
+    /// None scored: the captures and promotions go first.
+    Pending,
+    /// The killers and the counter move scored, the others not yet.
+    Refutations,
+    /// All scored.
+    Scored,
+}
+
 /// The running state of a node's move loop.
 pub(super) struct MoveLoop {
     pub(super) tried: Tried,
@@ -153,7 +169,8 @@ pub(super) struct MoveLoop {
     pub(super) skip_quiets: bool,
     /// Every move handed to the loop is known legal (setup, succession).
     pub(super) all_legal: bool,
-    pub(super) keys: [Option<PieceTo>; 2],
+    /// The node's rows of the quiet and continuation histories.
+    pub(super) rows: QuietRows,
 }
 
 /// The moves a node searched before its best, to punish in the histories.
@@ -204,6 +221,19 @@ impl Search<'_> {
     #[inline]
     pub(super) fn is_tactical(&self, m: Move) -> bool {
         self.is_capture(m) || m.kind() == MoveKind::Promotion
+    }
+
+    /// Is the side to move at `ply` in check (never during setup)? The
+    /// parent's answer when it gave one, else tested now.
+    #[inline]
+    pub(super) fn in_check_at(&self, ply: usize, in_setup: bool) -> bool {
+        match self.frame(ply).check {
+            Some(check) => {
+                debug_assert_eq!(check, !in_setup && self.pos.in_check(), "a stale check status");
+                check
+            }
+            None => !in_setup && self.pos.in_check(),
+        }
     }
 
     pub(super) fn is_draw(&self) -> bool {

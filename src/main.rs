@@ -78,7 +78,7 @@ enum Command {
     /// Self-play positions with scores and results, to train a network on.
     Datagen(menagerie::training::datagen::DatagenArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
-    Train(menagerie::training::train::TrainArgs),
+    Train(menagerie::training::train_command::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
     Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
@@ -126,7 +126,7 @@ fn main() -> ExitCode {
         Some(Command::Score(args)) => menagerie::matches::score::run_score(&args),
         Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),
         Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
-        Some(Command::Train(args)) => finish(menagerie::training::train::run_train_command(&args, &catalogue)),
+        Some(Command::Train(args)) => finish(menagerie::training::train_command::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
             menagerie::players::random_engine::run(registry.clone(), args.seed, args.xboard);
@@ -289,7 +289,7 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
         Ok(data) => data,
         Err(e) => return fail(format!("{}: {e}", file.display())),
     };
-    let commands = menagerie::training::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
+    let commands = menagerie::training::train_command::data_commands(data.headers.iter().map(|h| h.command.as_str()));
     println!(
         "{}: ok (data for {}: {} positions in {} block{}, {} from records and {} from {} games, made by: {})",
         file.display(),

@@ -15,7 +15,6 @@
 
 use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
 use super::source::{PositionSource, Shuffle, Split};
-pub use super::train_command::{data_commands, run_train_command, TrainArgs};
 use crate::eval::nnue::data::Record;
 use crate::eval::nnue::network::{Activation, FloatNetwork, OUTPUT_SCALE};
 use crate::eval::nnue::FeatureSet;

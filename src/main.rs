@@ -80,7 +80,7 @@ enum Command {
     /// Join datagen's shards of one run into the file one process makes (games in order, one header).
     Join(menagerie::training::join::JoinArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
-    Train(menagerie::training::train::TrainArgs),
+    Train(menagerie::training::train_command::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
     Gui(menagerie::gui::GuiArgs),
     /// A random legal mover speaking UCI (or XBoard), for tests.
@@ -129,7 +129,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),
         Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
         Some(Command::Join(args)) => finish(menagerie::training::join::run_join_command(&args, &catalogue)),
-        Some(Command::Train(args)) => finish(menagerie::training::train::run_train_command(&args, &catalogue)),
+        Some(Command::Train(args)) => finish(menagerie::training::train_command::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {
             menagerie::players::random_engine::run(registry.clone(), args.seed, args.xboard);
@@ -292,7 +292,7 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
         Ok(data) => data,
         Err(e) => return fail(format!("{}: {e}", file.display())),
     };
-    let commands = menagerie::training::train::data_commands(data.headers.iter().map(|h| h.command.as_str()));
+    let commands = menagerie::training::train_command::data_commands(data.headers.iter().map(|h| h.command.as_str()));
     println!(
         "{}: ok (data for {}: {} positions in {} block{}, {} from records and {} from {} games, made by: {})",
         file.display(),

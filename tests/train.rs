@@ -240,3 +240,129 @@ fn files_read_as_a_stream_train_the_network_the_data_set_does() {
     assert_eq!(one, train(&v, &files, &TrainPlan { threads: 3, ..small }, |_| {}, |_, _, _| {}));
     assert_ne!(one, streamed, "the buffer's size changes the order");
 }
+
+/// A run's state kept between epochs (through a checkpoint's bytes) goes
+/// on to the very state of the unbroken run: weights, Adam's moments and
+/// steps, the shuffle's generator, the best epoch. Losing Adam's state or
+/// the generator would show: each gives another network.
+#[test]
+fn a_state_saved_between_epochs_goes_on_to_the_unbroken_run() {
+    use menagerie::training::checkpoint;
+    use menagerie::training::math::Adam;
+    use menagerie::training::train::{parameter_count, train_from, TrainState, ADAM_EPSILON};
+    let (_, data) = material_data(10);
+    let v = Registry::builtin().get("chess").expect("ships");
+    // A buffer smaller than the data: the order depends on the generator.
+    let plan = TrainPlan { epochs: 4, shuffle: 60, mirror: true, ..plan(2) };
+    let run = |start: TrainState, stop: usize| {
+        let mut reports = Vec::new();
+        let end = train_from(
+            &v,
+            &data,
+            &plan,
+            None,
+            start,
+            |r, _| {
+                reports.push(r);
+                r.epoch < stop
+            },
+            |_, _, _| {},
+        );
+        (end, reports)
+    };
+    let (unbroken, all) = run(TrainState::new(&v, &plan, false), usize::MAX);
+    assert_eq!(all.len(), 4);
+    let (stopped, first) = run(TrainState::new(&v, &plan, false), 2);
+    assert_eq!((stopped.epoch, first.len()), (2, 2));
+    let settings = vec![("--seed".to_string(), "3".to_string())];
+    let saved = checkpoint::read(&checkpoint::write(&settings, &stopped), &v).expect("reads back");
+    assert_eq!((&saved.settings, &saved.state), (&settings, &stopped));
+    let (resumed, rest) = run(saved.state.clone(), usize::MAX);
+    assert_eq!(rest, all[2..], "only the missing epochs ran, with the unbroken run's losses");
+    assert_eq!(resumed, unbroken);
+    assert_eq!(resumed.network().quantize(), unbroken.clone().network().quantize());
+    let fresh_adam = Adam::new(parameter_count(&stopped.net), ADAM_EPSILON);
+    let (forgetful, _) = run(TrainState { adam: fresh_adam, ..saved.state.clone() }, usize::MAX);
+    assert_ne!(forgetful.net, unbroken.net, "Adam's state matters");
+    let (reseeded, _) = run(TrainState { rng: plan.seed + 1, ..saved.state }, usize::MAX);
+    assert_ne!(reseeded.net, unbroken.net, "the generator's state matters");
+}
+
+/// One line of `train`'s epoch report without its time: `epoch N: losses`.
+fn epoch_lines(stderr: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let lines = text.split(['\r', '\n']).map(str::trim).filter(|l| l.starts_with("epoch "));
+    lines.map(|l| l.split("  (").next().unwrap_or(l).to_string()).collect()
+}
+
+/// `menagerie train --resume`: a run stopped after an epoch, resumed (on
+/// other threads) and stopped again, then resumed to the end, writes the
+/// unbroken run's network byte for byte, header included, running each
+/// epoch once; a resume with other settings and a cut checkpoint are
+/// one-line errors; `--init` takes a checkpoint.
+#[test]
+fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
+    use std::process::Command;
+    let dir = common::TempDir::new("resume");
+    let data = dir.join("d.data");
+    let bin = env!("CARGO_BIN_EXE_menagerie");
+    let made = Command::new(bin)
+        .args(["datagen", "--variant", "chess", "--games", "6", "--nodes", "300", "--random-plies", "6", "--out"])
+        .arg(&data)
+        .output()
+        .expect("runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let train = |cwd: &std::path::Path, extra: &[&str]| {
+        let out = Command::new(bin)
+            .current_dir(cwd)
+            .args(["train", "--variant", "chess", "--data", data.to_str().expect("utf-8"), "--hidden", "8"])
+            .args(["--epochs", "4", "--batch", "64", "--shuffle-buffer", "100", "--out", "net.nnue"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.success(), stderr, epoch_lines(&out.stderr))
+    };
+    let (whole, parts) = (dir.join("whole"), dir.join("parts"));
+    std::fs::create_dir_all(&whole).expect("made");
+    std::fs::create_dir_all(&parts).expect("made");
+    let (ok, stderr, unbroken) = train(&whole, &["--threads", "1"]);
+    assert!(ok && unbroken.len() == 4, "{stderr}");
+    let (ok, stderr, mut epochs) = train(&parts, &["--threads", "1", "--stop-after-epochs", "1"]);
+    assert!(ok && !parts.join("net.nnue").exists(), "{stderr}");
+    let checkpoint = parts.join("net.nnue.ckpt");
+    let saved = std::fs::read(&checkpoint).expect("written after the epoch");
+
+    let (ok, refused, _) = train(&parts, &["--resume", "--rate", "0.01"]);
+    assert!(!ok && refused.trim().lines().count() == 1, "{refused}");
+    assert!(refused.contains("cannot resume: made with --rate 0.003, not --rate 0.01"), "{refused}");
+    let cut = parts.join("cut.ckpt");
+    std::fs::write(&cut, &saved[..saved.len() / 2]).expect("written");
+    let (ok, message, _) = train(&parts, &["--resume", "--checkpoint", cut.to_str().expect("utf-8")]);
+    assert!(!ok && message.trim().lines().count() == 1, "{message}");
+    assert!(message.contains(&format!("byte {}: truncated", saved.len() / 2)), "{message}");
+    assert_eq!(std::fs::read(&checkpoint).expect("kept"), saved, "refused runs leave the checkpoint alone");
+
+    for extra in [&["--threads", "2", "--resume", "--stop-after-epochs", "2"][..], &["--resume"]] {
+        let (ok, stderr, more) = train(&parts, extra);
+        assert!(ok && stderr.contains("resuming from net.nnue.ckpt after epoch"), "{stderr}");
+        epochs.extend(more);
+    }
+    assert_eq!(epochs, unbroken, "each epoch ran once, as in the unbroken run");
+    let network = std::fs::read(whole.join("net.nnue")).expect("written");
+    assert_eq!(std::fs::read(parts.join("net.nnue")).expect("written"), network);
+    assert_eq!(
+        std::fs::read(&checkpoint).expect("written"),
+        std::fs::read(whole.join("net.nnue.ckpt")).expect("written")
+    );
+
+    // `--init` a checkpoint: its network and Adam's state go on, on new data.
+    let (ok, stderr, _) = train(&dir, &["--init", "parts/net.nnue.ckpt"]);
+    assert!(ok, "{stderr}");
+    let net = file::read(&std::fs::read(dir.join("net.nnue")).expect("written")).expect("reads");
+    assert!(
+        net.header.train_command.contains("(parts/net.nnue.ckpt being: data: menagerie datagen"),
+        "{:?}",
+        net.header
+    );
+}

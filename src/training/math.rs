@@ -67,7 +67,7 @@ pub fn blended_target<T: Real>(lambda: T, result: T, score: T) -> T {
 /// Adam's moment estimates for a fixed number of parameters. Each step,
 /// [`Adam::next_step`] and then [`Adam::moments`] once per parameter moved;
 /// the caller turns the moments into its own update.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Adam<T> {
     m: Vec<T>,
     v: Vec<T>,
@@ -82,10 +82,21 @@ impl<T: Real> Adam<T> {
         Adam { m: vec![T::ZERO; len], v: vec![T::ZERO; len], step: 0, epsilon, corrections: (T::ONE, T::ONE) }
     }
 
+    /// Adam as [`Adam::parts`] gave it: the moments (of one length) and
+    /// the steps taken; it goes on exactly as the one saved would have.
+    pub fn from_parts(m: Vec<T>, v: Vec<T>, step: i32, epsilon: T) -> Option<Adam<T>> {
+        (m.len() == v.len() && step >= 0).then(|| Adam { m, v, step, epsilon, corrections: corrections(step) })
+    }
+
+    /// What a checkpoint keeps: the first moments, the second, and the steps taken.
+    pub fn parts(&self) -> (&[T], &[T], i32) {
+        (&self.m, &self.v, self.step)
+    }
+
     /// Starts the next step (the bias corrections depend on the count).
     pub fn next_step(&mut self) {
         self.step += 1;
-        self.corrections = (T::ONE - T::BETA1.powi(self.step), T::ONE - T::BETA2.powi(self.step));
+        self.corrections = corrections(self.step);
     }
 
     /// Takes parameter `i`'s gradient into its moments and returns them
@@ -101,6 +112,14 @@ impl<T: Real> Adam<T> {
     pub fn denominator(&self, v_hat: T) -> T {
         v_hat.sqrt() + self.epsilon
     }
+}
+
+/// Adam's bias corrections after `step` steps (none before the first).
+fn corrections<T: Real>(step: i32) -> (T, T) {
+    if step == 0 {
+        return (T::ONE, T::ONE);
+    }
+    (T::ONE - T::BETA1.powi(step), T::ONE - T::BETA2.powi(step))
 }
 
 /// `items` cut into at most `count` chunks of one size (the last may be

@@ -8,24 +8,16 @@
 //! is read as a stream, pass by pass, through a seeded shuffle buffer
 //! ([`super::source`]), so memory stays bounded whatever its size; a
 //! held-out share of it (whole games, placed by the seed) reports the
-//! validation loss of each epoch.
+//! validation loss of each epoch. Between epochs a run's whole state is a
+//! [`TrainState`], which a checkpoint keeps ([`super::checkpoint`]), so a
+//! stopped run goes on to the same network; the command line is in
+//! [`super::train_command`].
 
-use std::collections::BTreeSet;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-use clap::Args;
-
-use super::command_line;
-use super::datagen::parse_shard;
 use super::math::{blended_target, chunks, in_chunks, in_parallel, sigmoid, Adam};
-use super::source::{DataFiles, PositionSource, Shuffle, Split};
-use crate::eval::catalogue::Catalogue;
+use super::source::{PositionSource, Shuffle, Split};
 use crate::eval::nnue::data::Record;
-use crate::eval::nnue::games::Filter;
-use crate::eval::nnue::network::{Activation, FloatNetwork, Network, OUTPUT_SCALE};
-use crate::eval::nnue::{check_fits, file, FeatureSet};
+use crate::eval::nnue::network::{Activation, FloatNetwork, OUTPUT_SCALE};
+use crate::eval::nnue::FeatureSet;
 use crate::eval::Evaluator;
 use crate::rules::piece::Color;
 use crate::rules::variant::Variant;
@@ -300,10 +292,10 @@ impl Context<'_> {
 
     /// One Adam step on `batch`; returns its summed loss.
     fn step(&self, trainer: &mut Trainer, batch: &[Entry], rate: f32, decay: f32) -> f64 {
-        let h = trainer.net.header.hidden;
+        let h = trainer.state.net.header.hidden;
         let parts: Vec<(&[Entry], &mut Gradient)> = chunks(batch, CHUNKS).zip(trainer.grads.iter_mut()).collect();
         let used = parts.len();
-        let net = &trainer.net;
+        let net = &trainer.state.net;
         in_parallel(parts, self.threads, |(part, g)| {
             g.clear();
             let mut acc = [vec![0.0; h], vec![0.0; h]];
@@ -315,17 +307,86 @@ impl Context<'_> {
         for g in trainer.grads.iter().take(used) {
             trainer.total.add(g);
         }
-        adam_step(&mut trainer.net, &trainer.total, &mut trainer.adam, rate, decay, batch.len());
+        let state = &mut trainer.state;
+        adam_step(&mut state.net, &trainer.total, &mut state.adam, rate, decay, batch.len());
         trainer.total.loss
     }
 }
 
-/// The network being trained and its optimiser's state.
+/// The run's state and the gradient buffers of its steps.
 struct Trainer {
-    net: FloatNetwork,
-    adam: Adam<f32>,
+    state: TrainState,
     grads: Vec<Gradient>,
     total: Gradient,
+}
+
+/// Adam's ε in the trainer.
+pub const ADAM_EPSILON: f32 = 1e-8;
+
+/// The best epoch so far: its number, validation loss and network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Best {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// Its validation loss.
+    pub loss: f64,
+    /// The network after it.
+    pub net: FloatNetwork,
+}
+
+/// Where a run stands between epochs: all it needs to go on exactly as if
+/// it had never stopped (the shuffle buffer and the batch are empty then).
+/// A checkpoint keeps it ([`super::checkpoint`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainState {
+    /// Epochs done.
+    pub epoch: usize,
+    /// The network as trained so far.
+    pub net: FloatNetwork,
+    /// Adam's moments and step count.
+    pub adam: Adam<f32>,
+    /// The shuffle's generator state.
+    pub rng: u64,
+    /// The epoch that generalised best so far (none without validation).
+    pub best: Option<Best>,
+}
+
+impl TrainState {
+    /// A run's start: `plan.init` or random weights of the seed (on a base,
+    /// adding almost nothing), a fresh Adam, the seed's shuffle.
+    pub fn new(variant: &Variant, plan: &TrainPlan, on_base: bool) -> TrainState {
+        let net = match &plan.init {
+            Some(init) => init.clone(),
+            None => {
+                let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
+                net.header.linear_base = on_base;
+                if on_base {
+                    // On a base, start from adding (almost) nothing.
+                    net.output_weights.iter_mut().for_each(|w| *w *= 0.01);
+                }
+                net
+            }
+        };
+        let adam = Adam::new(parameter_count(&net), ADAM_EPSILON);
+        TrainState::continuing(net, adam, plan)
+    }
+
+    /// A run's start from `net` with Adam's state `adam` (training a
+    /// checkpoint's network on new data), the seed's shuffle.
+    pub fn continuing(net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
+        TrainState { epoch: 0, net, adam, rng: plan.seed.wrapping_add(1), best: None }
+    }
+
+    /// The network a run gives: the best epoch's, or the last one's
+    /// without validation.
+    pub fn network(self) -> FloatNetwork {
+        self.best.map_or(self.net, |best| best.net)
+    }
+}
+
+/// The weights Adam moves in a network: every weight and bias.
+pub fn parameter_count(net: &FloatNetwork) -> usize {
+    net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1
 }
 
 /// The loss of the linear evaluation `eval` on the validation positions of
@@ -362,20 +423,50 @@ pub fn train(
 
 /// Like [`train`]; with `base`, the network learns what that linear
 /// evaluation misses, and plays added to it.
-///
-/// Each epoch reads `data` through once: the positions of the groups the
-/// seed holds out ([`Split`]) give the validation loss, the others (and
-/// their mirrors) pass through a shuffle buffer of `plan.shuffle` positions
-/// into batches, so memory stays bounded whatever the data's size. A pass
-/// that fails (a file changed since it was checked) ends the epoch early.
 pub fn train_on_base(
     variant: &Variant,
     data: &dyn PositionSource,
     plan: &TrainPlan,
     base: Option<&Evaluator>,
     mut report: impl FnMut(EpochReport),
-    mut progress: impl FnMut(usize, usize, usize),
+    progress: impl FnMut(usize, usize, usize),
 ) -> FloatNetwork {
+    let start = TrainState::new(variant, plan, base.is_some());
+    let end = train_from(
+        variant,
+        data,
+        plan,
+        base,
+        start,
+        |r, _| {
+            report(r);
+            true
+        },
+        progress,
+    );
+    end.network()
+}
+
+/// Trains from `start` (a fresh [`TrainState::new`] or one a checkpoint
+/// kept) to `plan.epochs`; after each epoch `epoch_end` hears the report
+/// and the state, and ends the run early by returning false. A state
+/// saved between epochs and trained on gives the very network the
+/// unbroken run does. `progress` hears each batch (epoch, batch, batches).
+///
+/// Each epoch reads `data` through once: the positions of the groups the
+/// seed holds out ([`Split`]) give the validation loss, the others (and
+/// their mirrors) pass through a shuffle buffer of `plan.shuffle` positions
+/// into batches, so memory stays bounded whatever the data's size. A pass
+/// that fails (a file changed since it was checked) ends the epoch early.
+pub fn train_from(
+    variant: &Variant,
+    data: &dyn PositionSource,
+    plan: &TrainPlan,
+    base: Option<&Evaluator>,
+    start: TrainState,
+    mut epoch_end: impl FnMut(EpochReport, &TrainState) -> bool,
+    mut progress: impl FnMut(usize, usize, usize),
+) -> TrainState {
     let context = Context {
         features: FeatureSet::new(variant),
         files: variant.shape.files,
@@ -390,24 +481,10 @@ pub fn train_on_base(
     let samples = trained * mirrors.len();
     let batch_size = plan.batch.max(1);
     let batches = samples.div_ceil(batch_size);
-    let net = match &plan.init {
-        Some(init) => init.clone(),
-        None => {
-            let mut net = FloatNetwork::random(variant, plan.hidden, plan.activation, plan.seed);
-            net.header.linear_base = base.is_some();
-            if base.is_some() {
-                // On a base, start from adding (almost) nothing.
-                net.output_weights.iter_mut().for_each(|w| *w *= 0.01);
-            }
-            net
-        }
-    };
-    let adam = Adam::new(net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1, 1e-8);
-    let grads = (0..CHUNKS).map(|_| Gradient::zeros(&net)).collect();
-    let mut trainer = Trainer { total: Gradient::zeros(&net), net, adam, grads };
-    let mut rng = SplitMix64(plan.seed.wrapping_add(1));
-    let mut best: Option<(f64, FloatNetwork)> = None;
-    for epoch in 1..=plan.epochs {
+    let grads = (0..CHUNKS).map(|_| Gradient::zeros(&start.net)).collect();
+    let mut trainer = Trainer { total: Gradient::zeros(&start.net), state: start, grads };
+    for epoch in trainer.state.epoch + 1..=plan.epochs {
+        let mut rng = SplitMix64(trainer.state.rng);
         let mut shuffle = Shuffle::new(plan.shuffle);
         let (mut batch, mut done, mut train_loss) = (Vec::with_capacity(batch_size), 0, 0.0);
         let mut take = |entry: Entry, batch: &mut Vec<Entry>, flush: bool| {
@@ -436,282 +513,18 @@ pub fn train_on_base(
         for (i, entry) in left.into_iter().enumerate() {
             take(entry, &mut batch, i + 1 == count);
         }
-        let validation_loss = if held > 0 { context.validation_loss(&trainer.net, data, split) } else { 0.0 };
-        report(EpochReport { epoch, train_loss: train_loss / samples.max(1) as f64, validation_loss });
+        let state = &mut trainer.state;
+        let validation_loss = if held > 0 { context.validation_loss(&state.net, data, split) } else { 0.0 };
         // Keep the epoch that generalised best: small data overfits late.
-        if held > 0 && best.as_ref().is_none_or(|(loss, _)| validation_loss < *loss) {
-            best = Some((validation_loss, trainer.net.clone()));
+        if held > 0 && state.best.as_ref().is_none_or(|best| validation_loss < best.loss) {
+            state.best = Some(Best { epoch, loss: validation_loss, net: state.net.clone() });
+        }
+        state.epoch = epoch;
+        state.rng = rng.0;
+        let report = EpochReport { epoch, train_loss: train_loss / samples.max(1) as f64, validation_loss };
+        if !epoch_end(report, state) {
+            break;
         }
     }
-    best.map_or(trainer.net, |(_, net)| net)
-}
-
-/// `menagerie train` arguments.
-#[derive(Args, Debug, Clone)]
-pub struct TrainArgs {
-    /// The variant the data is for.
-    #[arg(long)]
-    pub variant: String,
-    /// Data files from `menagerie datagen` (shards may be given one by one).
-    #[arg(long, required = true, num_args = 1..)]
-    pub data: Vec<PathBuf>,
-    /// Hidden neurons per perspective.
-    #[arg(long, default_value_t = 64)]
-    pub hidden: usize,
-    /// Activation: crelu or screlu.
-    #[arg(long, default_value = "screlu")]
-    pub activation: String,
-    /// Passes over the data.
-    #[arg(long, default_value_t = 10)]
-    pub epochs: usize,
-    /// Positions per step.
-    #[arg(long, default_value_t = 1024)]
-    pub batch: usize,
-    /// Adam's step size at the start.
-    #[arg(long, default_value_t = 0.003)]
-    pub rate: f32,
-    /// Adam's step size at the end (default: a tenth of --rate), reached
-    /// geometrically batch by batch.
-    #[arg(long)]
-    pub final_rate: Option<f32>,
-    /// Weight of the game result in the target; the rest is the search's score.
-    #[arg(long, default_value_t = 0.0)]
-    pub lambda: f32,
-    /// Share of the positions held out for the validation loss.
-    #[arg(long, default_value_t = 0.05)]
-    pub validation: f32,
-    /// Threads (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Seed of the first weights, the split and the order.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// What the network scores: `none` (alone) or `linear` (what the linear
-    /// evaluation misses; it then plays added to it).
-    #[arg(long, default_value = "linear")]
-    pub base: String,
-    /// Also train on every position with its files reversed (twice the
-    /// examples; for variants whose value hardly depends on the side of the board).
-    #[arg(long)]
-    pub mirror: bool,
-    /// Decoupled weight decay (AdamW), against overfitting small data.
-    #[arg(long, default_value_t = 1.0)]
-    pub weight_decay: f32,
-    /// Start from this network instead of random weights (to go on training
-    /// it on new data); its width, activation and base replace --hidden,
-    /// --activation and --base.
-    #[arg(long)]
-    pub init: Option<PathBuf>,
-    /// Where to write the network (default: NAME.nnue).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Positions the shuffle buffer holds (about 100 bytes each).
-    #[arg(long, default_value_t = 1 << 20)]
-    pub shuffle_buffer: usize,
-    /// Leave out the first plies of each game (game blocks only).
-    #[arg(long, default_value_t = 0)]
-    pub min_ply: usize,
-    /// Leave out plies scored beyond this many centipawns (game blocks only).
-    #[arg(long)]
-    pub max_score: Option<i32>,
-    /// Keep noisy plies of games too (in check, or a capture as the best move).
-    #[arg(long)]
-    pub noisy: bool,
-}
-
-/// The commands that made the data, once each: shards of one run differ
-/// only in `--shard` and `--out`, so those are left out and the shards
-/// named (`shards 0-2, 7 of 8`), which is what regenerates the set.
-pub fn data_commands<'a>(commands: impl Iterator<Item = &'a str>) -> String {
-    // Each run: its command without shard and output, and the shards seen.
-    let mut runs: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
-    for command in commands {
-        let mut words = command.split_whitespace();
-        let (mut kept, mut shard) = (Vec::new(), None);
-        while let Some(word) = words.next() {
-            match word {
-                "--shard" => shard = words.next().and_then(|w| parse_shard(w).ok()),
-                "--out" => {
-                    words.next();
-                }
-                _ if word.starts_with("--shard=") => shard = parse_shard(&word["--shard=".len()..]).ok(),
-                _ if word.starts_with("--out=") => {}
-                _ => kept.push(word),
-            }
-        }
-        let run = kept.join(" ");
-        let index = match runs.iter().position(|(r, _)| *r == run) {
-            Some(index) => index,
-            None => {
-                runs.push((run, Vec::new()));
-                runs.len() - 1
-            }
-        };
-        runs[index].1.extend(shard);
-    }
-    let described: Vec<String> = runs
-        .into_iter()
-        .map(|(run, shards)| if shards.is_empty() { run } else { format!("{run} ({})", describe_shards(shards)) })
-        .collect();
-    described.join(" + ")
-}
-
-/// Shard indices as ranges: `shards 0-2, 7 of 8` (`shard 3 of 8` for one).
-fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
-    shards.sort_unstable();
-    shards.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < shards.len() {
-        let (first, count) = shards[i];
-        let mut last = first;
-        while i + 1 < shards.len() && shards[i + 1] == (last + 1, count) {
-            last += 1;
-            i += 1;
-        }
-        parts.push(if first == last { first.to_string() } else { format!("{first}-{last}") });
-        i += 1;
-    }
-    let counts: Vec<String> =
-        shards.iter().map(|&(_, n)| n).collect::<BTreeSet<_>>().iter().map(ToString::to_string).collect();
-    let noun = if shards.len() == 1 { "shard" } else { "shards" };
-    format!("{noun} {} of {}", parts.join(", "), counts.join("/"))
-}
-
-/// Runs `menagerie train`; the error is the line `main` prints.
-pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> {
-    let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
-    let activation = Activation::from_name(&args.activation)
-        .ok_or_else(|| format!("unknown activation '{}' (crelu or screlu)", args.activation))?;
-    if !(1..=crate::eval::nnue::network::MAX_HIDDEN).contains(&args.hidden) {
-        return Err(format!("--hidden must be 1 to {}", crate::eval::nnue::network::MAX_HIDDEN));
-    }
-    if !(args.rate > 0.0 && args.final_rate.unwrap_or(args.rate) > 0.0) {
-        return Err("--rate and --final-rate must be above 0".to_string());
-    }
-    if args.epochs == 0 || args.batch == 0 || args.threads == Some(0) {
-        return Err("--epochs, --batch and --threads must be at least 1".to_string());
-    }
-    if !(0.0..=1.0).contains(&args.lambda) || !(0.0..0.5).contains(&args.validation) {
-        return Err("--lambda must be 0 to 1 and --validation 0 to 0.5".to_string());
-    }
-    if args.shuffle_buffer == 0 {
-        return Err("--shuffle-buffer must be at least 1".to_string());
-    }
-    let filter = Filter { quiet: !args.noisy, min_ply: args.min_ply, max_score: args.max_score.unwrap_or(i32::MAX) };
-    let data = DataFiles { paths: args.data.clone(), variant: std::sync::Arc::clone(&variant), filter };
-    let (headers, positions) = data.scan().map_err(|e| format!("bad data: {e}"))?;
-    if positions < 2 {
-        return Err("the data holds fewer than two positions".to_string());
-    }
-    let init = match &args.init {
-        Some(path) => Some(read_init(path, &variant)?),
-        None => None,
-    };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (hidden, activation, base_name) = match &init {
-        Some(net) => (net.header.hidden, net.header.activation, if net.header.linear_base { "linear" } else { "none" }),
-        None => (args.hidden, activation, args.base.as_str()),
-    };
-    let plan = TrainPlan {
-        hidden,
-        activation,
-        epochs: args.epochs,
-        batch: args.batch,
-        rate: args.rate,
-        final_rate: args.final_rate.unwrap_or(args.rate / 10.0),
-        lambda: args.lambda,
-        validation: args.validation,
-        threads,
-        seed: args.seed,
-        shuffle: args.shuffle_buffer,
-        mirror: args.mirror,
-        weight_decay: args.weight_decay,
-        init: init.as_ref().map(Network::dequantize),
-    };
-    eprintln!(
-        "training {} {hidden}x2 ({}, base {base_name}{}) on {} positions, {threads} threads",
-        variant.name,
-        activation.name(),
-        args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
-        positions
-    );
-    let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
-    let base = match base_name {
-        "none" => None,
-        "linear" => Some(&linear),
-        other => return Err(format!("unknown --base '{other}' (none or linear)")),
-    };
-    eprintln!(
-        "the linear evaluation's validation loss: {:.6} (the network's should end below it)",
-        linear_loss(&data, &plan, &linear)
-    );
-    let start = Instant::now();
-    let mut best: Option<(usize, f64)> = None;
-    let mut net = train_on_base(
-        &variant,
-        &data,
-        &plan,
-        base,
-        |r| {
-            eprintln!(
-                "\repoch {:>3}: train loss {:.6}  validation loss {:.6}  ({:.0} s)          ",
-                r.epoch,
-                r.train_loss,
-                r.validation_loss,
-                start.elapsed().as_secs_f64()
-            );
-            if best.is_none_or(|(_, loss)| r.validation_loss < loss) {
-                best = Some((r.epoch, r.validation_loss));
-            }
-        },
-        |epoch, batch, batches| {
-            if batch % 8 == 0 || batch == batches {
-                let done = ((epoch - 1) * batches + batch) as f64 / (plan.epochs * batches) as f64;
-                let eta = start.elapsed().as_secs_f64() / done.max(1e-9) * (1.0 - done);
-                eprint!("\r[{:<30}] epoch {epoch}/{}  ETA {eta:.0}s", "#".repeat((done * 30.0) as usize), plan.epochs);
-                let _ = std::io::stderr().flush();
-            }
-        },
-    );
-    net.header.data_command = data_commands(headers.iter().map(|h| h.command.as_str()));
-    net.header.train_command = command_line();
-    if let (Some(init), Some(path)) = (&init, &args.init) {
-        // What made the starting network, so that the header still says how to remake this one.
-        let h = &init.header;
-        net.header.train_command +=
-            &format!(" ({} being: data: {}, trained by: {})", path.display(), h.data_command, h.train_command);
-    }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}.nnue", variant.name)));
-    std::fs::write(&out, file::write(&net.quantize())).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    let kept = best.map_or_else(String::new, |(epoch, loss)| format!(" (epoch {epoch}, validation loss {loss:.6})"));
-    println!("wrote {}{kept} in {:.0} s", out.display(), start.elapsed().as_secs_f64());
-    Ok(())
-}
-
-/// The network `--init` names, checked against the variant.
-fn read_init(path: &Path, variant: &Variant) -> Result<Network, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    file::read(&bytes)
-        .and_then(|net| check_fits(&net, variant).map(|()| net))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::data_commands;
-
-    #[test]
-    fn shards_of_one_run_are_named_once() {
-        let commands = [
-            "menagerie datagen --variant chess --games 100 --shard 0/4 --out a.data",
-            "menagerie datagen --variant chess --games 100 --shard 1/4 --out b.data",
-            "menagerie datagen --variant chess --games 100 --shard=3/4",
-            "menagerie datagen --variant chess --games 50 --nodes 9000",
-        ];
-        assert_eq!(
-            data_commands(commands.into_iter()),
-            "menagerie datagen --variant chess --games 100 (shards 0-1, 3 of 4) + menagerie datagen --variant chess --games 50 --nodes 9000"
-        );
-    }
+    trainer.state
 }

@@ -20,7 +20,7 @@ use clap::Args;
 
 use super::fit::{self, FitPlan, Row};
 use super::selfplay::{self, SelfPlay};
-use super::train::data_commands;
+use super::train_command::data_commands;
 use super::{command_line, positions};
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{header_text, is_data, write_block, DataHeader, DataSet};

@@ -79,7 +79,7 @@ pub struct TrainArgs {
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Positions the shuffle buffer holds (about 100 bytes each).
+    /// Positions the shuffle buffer holds (about 130 bytes each).
     #[arg(long, default_value_t = 1 << 20)]
     pub shuffle_buffer: usize,
     /// Leave out the first plies of each game (game blocks only).

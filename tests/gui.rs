@@ -164,7 +164,7 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/move", "{}", "missing field"),
         ("POST", "/api/move", r#"{"move":"e2e4"}"#, "illegal move"),
         ("POST", "/api/move", r#"{"move":"Q@e4"}"#, "illegal move"),
-        ("POST", "/api/move", r#"{"move":"z9z9"}"#, "illegal move"),
+        ("POST", "/api/move", r#"{"move":"z9z9"}"#, "not a move: \"z9z9\""),
         ("POST", "/api/move", r#"{"move":null}"#, "missing field"),
         ("POST", "/api/undo", r#"{"plies":5}"#, "cannot take back"),
         ("POST", "/api/undo", r#"{"plies":0}"#, "whole number"),

@@ -10,4 +10,5 @@ pub mod openings;
 pub mod pgn;
 pub mod record;
 pub mod san;
+mod san_read;
 pub mod tc;

@@ -1,34 +1,42 @@
 //! SAN-like move text with the variant's letters (`Nf3`, `exd5`, `a9a10`
-//! squares, `e8=Q`, `O-O`, `P@e4`, `+`/`#`), and its reader. Pawn-like men
-//! (those that promote or take en passant) are written without a letter.
-//! Setup swaps, passes and king successions keep their UCI text.
+//! squares, `e8=Q`, `O-O`, `P@e4`, `+`/`#`), and its reader. Only the
+//! variant's own pawn is written without a letter; every other man carries
+//! its letter, also one that promotes or steps like a pawn (Clash 5's
+//! special pawn `Sg8`, Clockwork's nc pawn). Setup swaps, passes and king
+//! successions keep their UCI text.
 
 use crate::board::position::Position;
 use crate::rules::moves::{Move, MoveKind, MoveList};
-use crate::rules::piece::Color;
+use crate::rules::piece::{Color, PieceKind};
+use crate::rules::variant::Variant;
 
-fn is_pawn_like(pos: &Position, m: Move) -> bool {
-    let cell = pos.cell(m.from());
-    if !cell.is_piece() {
-        return false;
-    }
-    let v = pos.variant();
-    let kind = cell.kind();
-    v.is_en_passant_kind(kind) || v.promotions[cell.color()].get(kind.index()).is_some_and(|p| !p.is_empty())
+pub use super::san_read::{parse_san, SanError};
+
+/// The kind written without a letter: the man named "pawn", else the one
+/// lettered `P` (None when the variant has neither).
+pub fn pawn_kind(v: &Variant) -> Option<PieceKind> {
+    let named = v.pieces.iter().position(|p| p.name.eq_ignore_ascii_case("pawn"));
+    named.or_else(|| v.pieces.iter().position(|p| p.letter == 'P')).map(|i| PieceKind(i as u8))
 }
 
-/// The letter prefix of a board move ("" for pawn-like men).
-fn prefix(pos: &Position, m: Move) -> String {
-    if is_pawn_like(pos, m) {
-        String::new()
-    } else {
-        let cell = pos.cell(m.from());
-        if cell.is_piece() {
-            pos.variant().pieces[cell.kind().index()].letter.to_string()
-        } else {
-            String::new()
-        }
+/// The moving man's letter, None for the variant's pawn (or an empty square).
+fn letter(pos: &Position, m: Move) -> Option<char> {
+    let cell = pos.cell(m.from());
+    if !cell.is_piece() || Some(cell.kind()) == pawn_kind(pos.variant()) {
+        return None;
     }
+    Some(pos.variant().pieces[cell.kind().index()].letter)
+}
+
+/// True when `m` takes a man (en passant included).
+pub(crate) fn is_capture(pos: &Position, m: Move) -> bool {
+    m.kind() == MoveKind::EnPassant || pos.cell(m.to()).is_piece()
+}
+
+/// True for the kinds of move written as a man's move on the board (not
+/// castling, drops, swaps or passes).
+pub(crate) fn is_board_move(m: Move) -> bool {
+    !matches!(m.kind(), MoveKind::Swap | MoveKind::Pass | MoveKind::Drop | MoveKind::Castle)
 }
 
 fn file_char(m: Move) -> char {
@@ -60,12 +68,12 @@ pub fn move_to_san(pos: &mut Position, m: Move) -> String {
 }
 
 fn board_san(pos: &mut Position, m: Move) -> String {
-    let capture = m.kind() == MoveKind::EnPassant || pos.cell(m.to()).is_piece();
-    let pawn = is_pawn_like(pos, m);
-    let own_prefix = prefix(pos, m);
+    let capture = is_capture(pos, m);
+    let own_letter = letter(pos, m);
     let mut list = MoveList::new();
     pos.generate_legal(&mut list);
-    // Other moves that would be written the same without disambiguation.
+    // Other moves of the same kind of man that would be written the same
+    // without disambiguation.
     let rivals: Vec<Move> = list
         .iter()
         .copied()
@@ -73,16 +81,16 @@ fn board_san(pos: &mut Position, m: Move) -> String {
             o != m
                 && o.to() == m.to()
                 && o.from() != m.from()
-                && !matches!(o.kind(), MoveKind::Swap | MoveKind::Pass | MoveKind::Drop | MoveKind::Castle)
+                && is_board_move(o)
                 && (o.kind() == MoveKind::Promotion) == (m.kind() == MoveKind::Promotion)
                 && (m.kind() != MoveKind::Promotion || o.piece() == m.piece())
-                && prefix(pos, o) == own_prefix
+                && pos.cell(o.from()) == pos.cell(m.from())
         })
         .collect();
-    let mut s = own_prefix;
+    let mut s: String = own_letter.map(String::from).unwrap_or_default();
     let same_file = rivals.iter().any(|o| o.from().file() == m.from().file());
     let same_rank = rivals.iter().any(|o| o.from().rank() == m.from().rank());
-    if pawn && capture {
+    if own_letter.is_none() && capture {
         s.push(file_char(m));
         if same_file {
             s.push_str(&(m.from().rank() + 1).to_string());
@@ -105,27 +113,6 @@ fn board_san(pos: &mut Position, m: Move) -> String {
         s.push(pos.variant().pieces[m.piece().index()].letter);
     }
     s
-}
-
-fn strip(text: &str) -> &str {
-    text.trim_end_matches(['+', '#', '!', '?'])
-}
-
-/// Finds the legal move written as SAN (as [`move_to_san`] writes it, check
-/// marks optional, `0-0` for `O-O`) or as UCI text.
-pub fn parse_san(pos: &mut Position, text: &str) -> Option<Move> {
-    let wanted = strip(text).replace('0', "O");
-    let wanted_castle = wanted == "O-O" || wanted == "O-O-O";
-    let mut list = MoveList::new();
-    pos.generate_legal(&mut list);
-    for &m in list.iter() {
-        let san = move_to_san(pos, m);
-        let plain = strip(&san);
-        if plain == strip(text) || (wanted_castle && plain == wanted) {
-            return Some(m);
-        }
-    }
-    pos.parse_move(text).ok()
 }
 
 /// A line of UCI moves from `pos` as SAN, stopping at the first move the
@@ -155,8 +142,8 @@ pub fn numbered_line(pos: &Position, line: &[String]) -> String {
         }
         parts.push(san.clone());
         match parse_san(&mut p, san) {
-            Some(m) => p.make(m),
-            None => break,
+            Ok(m) => p.make(m),
+            Err(_) => break,
         }
     }
     parts.join(" ")
@@ -170,7 +157,7 @@ mod tests {
     fn play(pos: &mut Position, uci: &str) -> String {
         let m = pos.parse_move(uci).unwrap();
         let san = move_to_san(pos, m);
-        assert_eq!(parse_san(pos, &san), Some(m), "{san}");
+        assert_eq!(parse_san(pos, &san), Ok(m), "{san}");
         pos.make(m);
         san
     }

@@ -42,6 +42,9 @@ fn san_round_trips_over_random_playouts_in_every_variant() {
     let names = registry.names();
     assert_eq!(names.len(), 10, "{names:?}");
     let mut rng = StdRng::seed_from_u64(0x5a4);
+    // Every kind of move (drops, castling, setup swaps and passes, en
+    // passant, promotions) is read back somewhere.
+    let mut kinds_seen = HashSet::new();
     for name in &names {
         let variant = registry.get(name).expect("listed");
         let pawn = pawn_kind(&variant).expect("every shipped variant has a pawn");
@@ -50,6 +53,7 @@ fn san_round_trips_over_random_playouts_in_every_variant() {
             let mut pos = Position::startpos(variant.clone()).expect("start FEN");
             for _ in 0..160 {
                 let written = check_position(name, &mut pos);
+                kinds_seen.extend(written.iter().map(|(m, _)| m.kind()));
                 if written.is_empty() || pos.game_end().is_some() {
                     break;
                 }
@@ -76,6 +80,7 @@ fn san_round_trips_over_random_playouts_in_every_variant() {
             assert!(lettered_pawn_like > 0, "{name}: no move of a promoting man other than the pawn was seen");
         }
     }
+    assert_eq!(kinds_seen.len(), 8, "kinds of move seen: {kinds_seen:?}");
 }
 
 fn play_san(pos: &mut Position, line: &str) {

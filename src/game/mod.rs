@@ -10,5 +10,4 @@ pub mod openings;
 pub mod pgn;
 pub mod record;
 pub mod san;
-mod san_read;
 pub mod tc;

@@ -1,4 +1,4 @@
-//! Reads SAN as [`super::san::move_to_san`] writes it, and looser forms
+//! Reads SAN as [`super::move_to_san`] writes it, and looser forms
 //! (`Ng1f3`, `e8Q`, `0-0`, check marks optional, UCI text), saying why
 //! text is refused: not a move, illegal, or ambiguous with the candidates.
 
@@ -8,7 +8,7 @@ use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind, MoveList};
 use crate::rules::piece::PieceKind;
 
-use super::san::{is_board_move, is_capture, move_to_san, pawn_kind};
+use super::write::{is_board_move, is_capture, move_to_san, pawn_kind};
 
 /// Why text is not one legal move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -161,7 +161,7 @@ fn fits(pos: &Position, m: Move, san: SanText, letterless: u32, any_promotion: b
 pub fn parse_san(pos: &mut Position, text: &str) -> Result<Move, SanError> {
     let plain = text.trim().trim_end_matches(['+', '#', '!', '?']);
     let Some(san) = read(pos, plain) else {
-        return pos.parse_move(text.trim()).map_err(|e| match e {
+        return pos.parse_move(plain).map_err(|e| match e {
             MoveError::Syntax(_) => SanError::NotAMove(text.to_string()),
             MoveError::Illegal(_) => SanError::Illegal(text.to_string()),
         });
@@ -180,7 +180,7 @@ pub fn parse_san(pos: &mut Position, text: &str) -> Result<Move, SanError> {
     match found.as_slice() {
         [m] => Ok(*m),
         // UCI text that is also SAN syntax (`e1g1` castling, a swap).
-        [] => pos.parse_move(text.trim()).map_err(|_| SanError::Illegal(text.to_string())),
+        [] => pos.parse_move(plain).map_err(|_| SanError::Illegal(text.to_string())),
         _ => Err(SanError::Ambiguous {
             text: text.to_string(),
             candidates: found.into_iter().map(|m| move_to_san(pos, m)).collect(),

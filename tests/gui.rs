@@ -164,7 +164,7 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/move", "{}", "missing field"),
         ("POST", "/api/move", r#"{"move":"e2e4"}"#, "illegal move"),
         ("POST", "/api/move", r#"{"move":"Q@e4"}"#, "illegal move"),
-        ("POST", "/api/move", r#"{"move":"z9z9"}"#, "illegal move"),
+        ("POST", "/api/move", r#"{"move":"z9z9"}"#, "not a move: \"z9z9\""),
         ("POST", "/api/move", r#"{"move":null}"#, "missing field"),
         ("POST", "/api/undo", r#"{"plies":5}"#, "cannot take back"),
         ("POST", "/api/undo", r#"{"plies":0}"#, "whole number"),
@@ -180,6 +180,7 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
         ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. Nf3 d5 2. d3 Nf6 3. Nd2 *"}"#, "move 5 (Nd2) is ambiguous: N"),
         ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, "bad FEN: "),
         ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];
@@ -200,6 +201,14 @@ fn refusals_are_one_line_and_keep_the_game() {
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("over"));
     assert_eq!(game(addr), kept);
+
+    // A move that fits two is refused with both, in one line.
+    let two_knights = "rnbqkb1r/ppp1pppp/5n2/3p4/8/3P1N2/PPP1PPPP/RNBQKB1R w KQkq - 1 3";
+    ok(addr, "POST", "/api/new", &format!(r#"{{"variant":"chess","fen":"{two_knights}"}}"#));
+    let message = refused(addr, "POST", "/api/move", r#"{"move":"Nd2"}"#, 400);
+    assert!(message.starts_with(r#"ambiguous move "Nd2": N"#), "{message}");
+    assert!(message.contains("Nbd2") && message.contains("Nfd2"), "{message}");
+    ok(addr, "POST", "/api/move", r#"{"move":"Nbd2"}"#);
 
     // A finished game refuses moves and engine searches.
     let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR[] w KQkq - 1 3";

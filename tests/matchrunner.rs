@@ -52,7 +52,7 @@ fn replay(registry: &Registry, game: &PgnGame) {
     let fen = game.tag("FEN").map_or(variant.start_fen.clone(), str::to_string);
     let mut pos = Position::from_fen(Arc::clone(&variant), &fen).expect("FEN tag");
     for (i, text) in game.moves.iter().enumerate() {
-        let m = parse_san(&mut pos, text).unwrap_or_else(|| panic!("move {i} {text:?} does not replay in {fen}"));
+        let m = parse_san(&mut pos, text).unwrap_or_else(|e| panic!("move {i} {text:?} does not replay in {fen}: {e}"));
         pos.make(m);
     }
     assert_eq!(game.tag("PlyCount"), Some(game.moves.len().to_string().as_str()));

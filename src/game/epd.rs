@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::san::parse_san;
+use super::san::{parse_san, SanError};
 use crate::board::position::Position;
 use crate::rules::moves::Move;
 use crate::rules::variant::Variant;
@@ -89,8 +89,13 @@ fn parse_line(variant: &Arc<Variant>, number: usize, line: &str) -> Result<EpdEn
             "bm" | "am" => {
                 for text in &operands {
                     let mut pos = entry.position.clone();
-                    let m = parse_san(&mut pos, text)
-                        .ok_or_else(|| format!("line {number}: {op} move {text:?} is not legal in this position"))?;
+                    let m = parse_san(&mut pos, text).map_err(|e| {
+                        let reason = match e {
+                            SanError::Illegal(_) => "not legal in this position".to_string(),
+                            other => other.reason(),
+                        };
+                        format!("line {number}: {op} move {text:?} is {reason}")
+                    })?;
                     if op == "bm" {
                         entry.best.push(m);
                     } else {

@@ -181,9 +181,7 @@ pub fn replay(registry: &Registry, game: &PgnGame) -> Result<Replayed, String> {
         if pos.game_end().is_some() {
             return Err(format!("move {} ({text}) comes after the end of the game", i + 1));
         }
-        let Some(m) = parse_san(&mut pos, text) else {
-            return Err(format!("move {} ({text}) is illegal", i + 1));
-        };
+        let m = parse_san(&mut pos, text).map_err(|e| format!("move {} ({text}) is {}", i + 1, e.reason()))?;
         moves.push(m);
         pos.make(m);
     }

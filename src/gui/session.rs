@@ -257,9 +257,7 @@ impl Session {
         self.check_flag();
         self.refuse_if_over()?;
         let mut pos = self.engine.position().clone();
-        let Some(m) = parse_san(&mut pos, text) else {
-            return refuse(format!("illegal move {text:?}"));
-        };
+        let m = parse_san(&mut pos, text).map_err(|e| ApiError(e.to_string()))?;
         if self.line.get(self.cursor) == Some(&m) {
             return self.view(self.cursor + 1);
         }

@@ -17,7 +17,7 @@ use clap::Args;
 use crate::board::position::Position;
 use crate::board::registry::Registry;
 use crate::game::openings::SplitMix64;
-use crate::game::san::{move_to_san, parse_san};
+use crate::game::san::{move_to_san, parse_san, SanError};
 use crate::game::tc::{Clock, TimeControl};
 use crate::players::random_engine::random_move;
 use crate::players::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
@@ -257,7 +257,10 @@ fn human_turn(input: &mut impl Iterator<Item = std::io::Result<String>>, pos: &m
 /// answered with the legal moves.
 fn play_text(pos: &mut Position, moves: &mut Vec<String>, text: &str, human: bool) -> bool {
     let parsed = match pos.parse_move(text) {
-        Err(e) if human => parse_san(pos, text).ok_or_else(|| format!("{e}, nor a legal move in SAN")),
+        Err(e) if human => parse_san(pos, text).map_err(|san| match san {
+            SanError::Ambiguous { .. } => san.to_string(),
+            _ => format!("{e}, nor a legal move in SAN"),
+        }),
         other => other.map_err(|e| e.to_string()),
     };
     match parsed {

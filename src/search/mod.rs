@@ -29,6 +29,11 @@
 //!   killers, the counter move, quiet and continuation histories
 //!   (`history.rs`), then losing captures; the histories rewarded and
 //!   punished after each cutoff.
+//! - **Evaluation correction** (`correction.rs`): per side to move and
+//!   pawn structure (and per placement of the other men), what the search
+//!   found the static evaluation to be off by; added to the evaluation that
+//!   prunes when its weights (`correction_weight`, `piece_correction_weight`)
+//!   are not 0.
 //! - **Per-ply and per-node state** (`state.rs`): the frames of the stack
 //!   (static evaluation, killers, excluded move, the move made), what the
 //!   move loop reads of a node and of each move, making a move with the
@@ -56,6 +61,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+mod correction;
 mod history;
 mod node;
 mod params;

@@ -36,12 +36,13 @@ impl Search<'_> {
         }
     }
 
-    /// Static evaluation of a node, from the table when it has one.
-    fn static_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
+    /// Static evaluation of a node, from the table when it has one, before
+    /// correction.
+    fn raw_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
         if in_check {
             -INFINITE
         } else if self.frame(ply).excluded.is_some() {
-            self.frame(ply).static_eval
+            self.frame(ply).raw_eval
         } else {
             match tt_hit {
                 Some(h) if h.eval != -INFINITE => h.eval,
@@ -165,7 +166,9 @@ impl Search<'_> {
                 return score;
             }
         }
-        let static_eval = self.static_eval(in_check, ply, tt_hit);
+        let raw_eval = self.raw_eval(in_check, ply, tt_hit);
+        let static_eval = self.corrected_eval(raw_eval);
+        self.frame_mut(ply).raw_eval = raw_eval;
         self.frame_mut(ply).static_eval = static_eval;
         self.frame_mut(ply + 2).killers = [None; 2];
         // Improving: our evaluation rose since our previous move; prune less when it did.
@@ -181,6 +184,7 @@ impl Search<'_> {
             in_setup,
             improving,
             static_eval,
+            raw_eval,
             excluded,
             tt_hit,
             tt_move,
@@ -469,7 +473,9 @@ impl Search<'_> {
     }
 
     /// After the move loop: mate or stalemate when no move was legal, the
-    /// histories taught by a fail high, and the table entry.
+    /// histories taught by a fail high, the table entry, and the evaluation
+    /// correction taught by a quiet result (no capture or promotion best,
+    /// which the evaluation could not have seen).
     fn finish_node(&mut self, n: &NodeInfo, node: &NodeBest, legal: usize, tried: &Tried) -> i32 {
         if legal == 0 {
             if n.excluded.is_some() {
@@ -482,7 +488,10 @@ impl Search<'_> {
         }
         if n.excluded.is_none() {
             let bound = node.bound(n.beta);
-            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.static_eval, n.depth, bound);
+            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.raw_eval, n.depth, bound);
+            if !n.in_check && !n.in_setup && !node.mv.is_some_and(|m| self.is_tactical(m)) {
+                self.learn_correction(n.raw_eval, node.score, bound, n.depth);
+            }
         }
         node.score
     }

@@ -97,6 +97,15 @@ pub struct SearchParams {
     /// Quiescence plies after which only one recapture on the last move's
     /// square is searched.
     pub qs_recapture_depth: u32,
+    /// Correction history: how much of the evaluation error learnt per side
+    /// to move and pawn structure is added to the static evaluation that
+    /// prunes (reverse futility, null move, futility, improving, stand
+    /// pat), in percent; 0 turns the table off (nothing read or learnt).
+    pub correction_weight: i32,
+    /// Correction history keyed by the other men (every man but the pawns,
+    /// with hands and castling rights), in percent like
+    /// `correction_weight`; 0 turns it off.
+    pub piece_correction_weight: i32,
 }
 
 /// The values the engine plays with.
@@ -141,6 +150,8 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     qs_max_depth: 24,
     qs_move_limit: 3,
     qs_recapture_depth: 6,
+    correction_weight: 0,
+    piece_correction_weight: 0,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -217,6 +228,8 @@ by_name!(
     qs_max_depth,
     qs_move_limit,
     qs_recapture_depth,
+    correction_weight,
+    piece_correction_weight,
 );
 
 impl Default for SearchParams {
@@ -259,7 +272,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 40);
+        assert_eq!(SearchParams::NAMES.len(), 42);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -8,6 +8,7 @@ use crate::board::position::NO_SQUARE;
 use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{Cell, PieceKind};
+use crate::search::correction::{CorrectionKeys, CorrectionWeights};
 use crate::search::history::{PieceTo, QuietRows};
 use crate::search::tt::{Bound, TtHit};
 
@@ -16,8 +17,10 @@ use super::{from_tt, Search, INFINITE, MATE_BOUND};
 /// What the search keeps per ply.
 #[derive(Clone, Copy)]
 pub(super) struct Frame {
-    /// Static evaluation (-INFINITE in check).
+    /// Static evaluation with the learnt correction (-INFINITE in check).
     pub(super) static_eval: i32,
+    /// The evaluation itself, without correction (what the table keeps).
+    pub(super) raw_eval: i32,
     pub(super) killers: [Option<Move>; 2],
     /// The move left out by a singular-extension search of this node.
     pub(super) excluded: Option<Move>,
@@ -35,6 +38,7 @@ pub(super) struct Frame {
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
     static_eval: -INFINITE,
+    raw_eval: -INFINITE,
     killers: [None; 2],
     excluded: None,
     moved: None,
@@ -81,7 +85,10 @@ pub(super) struct NodeInfo {
     pub(super) in_setup: bool,
     /// The static evaluation rose since our previous move.
     pub(super) improving: bool,
+    /// The static evaluation with the learnt correction: what prunes.
     pub(super) static_eval: i32,
+    /// The evaluation without it: what the table keeps and the correction learns from.
+    pub(super) raw_eval: i32,
     /// The move a singular-extension search of this node leaves out.
     pub(super) excluded: Option<Move>,
     pub(super) tt_hit: Option<TtHit>,
@@ -277,6 +284,43 @@ impl Search<'_> {
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, self.pos.last_changes());
         }
+    }
+
+    /// The weights of the correction tables.
+    #[inline]
+    fn correction_weights(&self) -> CorrectionWeights {
+        CorrectionWeights { pawns: self.params.correction_weight, pieces: self.params.piece_correction_weight }
+    }
+
+    /// The current position's keys in the correction tables.
+    #[inline]
+    fn correction_keys(&self) -> CorrectionKeys {
+        let pawns = self.pos.pawn_key();
+        // The hash without the pawns: the other men, hands and rights.
+        CorrectionKeys { side: self.pos.side_to_move(), pawns, pieces: self.pos.hash() ^ pawns }
+    }
+
+    /// `raw` (the evaluation of the current position; -INFINITE in check)
+    /// with the learnt correction, kept off mate scores.
+    #[inline]
+    pub(super) fn corrected_eval(&self, raw: i32) -> i32 {
+        let weights = self.correction_weights();
+        if raw == -INFINITE || weights.off() {
+            return raw;
+        }
+        self.histories.correction.apply(raw, &self.correction_keys(), &weights, MATE_BOUND - 1)
+    }
+
+    /// Teaches the correction tables what the search of the current position
+    /// found: `score` with `bound` at `depth`, where the evaluation said `raw`.
+    #[inline]
+    pub(super) fn learn_correction(&mut self, raw: i32, score: i32, bound: Bound, depth: i32) {
+        let weights = self.correction_weights();
+        if weights.off() || raw == -INFINITE || score.abs() >= MATE_BOUND {
+            return;
+        }
+        let keys = self.correction_keys();
+        self.histories.correction.update(raw, score, bound, depth, &keys, &weights);
     }
 
     /// The static evaluation of the position at `ply`, for the side to move

@@ -204,3 +204,37 @@ fn node_limit_is_respected() {
     assert!(r.nodes < 5000 + 2000, "{}", r.nodes);
     assert!(r.best.is_some());
 }
+
+/// Searches the Capablanca start to a fixed depth with these correction
+/// weights: the node count, the move, and how many correction entries it learnt.
+fn search_with_correction(pawns: i32, pieces: i32) -> (u64, Option<Move>, usize) {
+    let reg = crate::eval::catalogue::Catalogue::builtin();
+    let v = reg.get("capablanca").expect("variant ships");
+    let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
+    let eval = reg.evaluator(&v, EvalMode::Full);
+    let tt = TranspositionTable::new(4);
+    let control = SearchControl::default();
+    let mut params = DEFAULT_PARAMS;
+    params.correction_weight = pawns;
+    params.piece_correction_weight = pieces;
+    let limits = Limits { depth: Some(7), params, ..Limits::default() };
+    let mut search = Search::new(&mut pos, &tt, &eval, &control, &limits);
+    let result = search.run(&mut |_| {});
+    let learnt = search.into_histories().correction.nonzero_entries();
+    (result.nodes, result.best, learnt)
+}
+
+#[test]
+fn correction_weights_zero_leave_the_tables_untouched_and_others_change_the_search() {
+    let (off_nodes, off_best, off_learnt) = search_with_correction(0, 0);
+    assert!(off_best.is_some());
+    assert_eq!(off_learnt, 0, "weight 0 learns nothing");
+    let (pawn_nodes, pawn_best, pawn_learnt) = search_with_correction(100, 0);
+    assert!(pawn_best.is_some());
+    assert!(pawn_learnt > 10, "the pawn table learnt only {pawn_learnt} entries");
+    let (both_nodes, _, both_learnt) = search_with_correction(100, 100);
+    assert!(both_learnt > pawn_learnt, "the second table learnt too: {both_learnt} vs {pawn_learnt}");
+    // The corrected evaluation prunes differently.
+    assert_ne!(pawn_nodes, off_nodes);
+    assert_ne!(both_nodes, off_nodes);
+}

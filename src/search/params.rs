@@ -97,6 +97,12 @@ pub struct SearchParams {
     /// Quiescence plies after which only one recapture on the last move's
     /// square is searched.
     pub qs_recapture_depth: u32,
+    /// History bonus of a cutoff at `depth`: this times depth squared...
+    pub history_bonus_quadratic: i32,
+    /// ...plus this times depth...
+    pub history_bonus_linear: i32,
+    /// ...up to this.
+    pub history_bonus_max: i32,
 }
 
 /// The values the engine plays with.
@@ -141,6 +147,9 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     qs_max_depth: 24,
     qs_move_limit: 3,
     qs_recapture_depth: 6,
+    history_bonus_quadratic: 16,
+    history_bonus_linear: 32,
+    history_bonus_max: 1600,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -217,6 +226,9 @@ by_name!(
     qs_max_depth,
     qs_move_limit,
     qs_recapture_depth,
+    history_bonus_quadratic,
+    history_bonus_linear,
+    history_bonus_max,
 );
 
 impl Default for SearchParams {
@@ -259,7 +271,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 40);
+        assert_eq!(SearchParams::NAMES.len(), 43);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

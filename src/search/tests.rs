@@ -204,3 +204,28 @@ fn node_limit_is_respected() {
     assert!(r.nodes < 5000 + 2000, "{}", r.nodes);
     assert!(r.best.is_some());
 }
+
+/// Nodes of a fixed-depth search of `fen` with the margin `name` set to `value`.
+fn nodes_with(variant: &str, fen: &str, depth: u32, name: &str, value: i64) -> u64 {
+    let mut params = DEFAULT_PARAMS;
+    params.set(name, value).expect(name);
+    let limits = Limits { depth: Some(depth), params, ..Limits::default() };
+    let (r, mut pos) = search(variant, fen, limits);
+    let mut legal = MoveList::new();
+    pos.generate_legal(&mut legal);
+    assert!(r.best.is_some_and(|m| legal.contains(&m)), "{name}={value}: no legal best move");
+    r.nodes
+}
+
+#[test]
+fn each_refinement_changes_the_search_when_switched_on() {
+    // A middlegame with captures, checks and quiet moves: every refinement
+    // below has something to act on within a few plies.
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R1BQK2R w KQ - 0 9";
+    let depth = 8;
+    let base = nodes_with("chess", fen, depth, "history_bonus_max", DEFAULT_PARAMS.history_bonus_max as i64);
+    for (name, value) in [("history_bonus_max", 400), ("history_bonus_linear", 0)] {
+        let nodes = nodes_with("chess", fen, depth, name, value);
+        assert_ne!(nodes, base, "{name}={value} searched the same tree");
+    }
+}

@@ -169,7 +169,7 @@ impl Search<'_> {
         self.frame_mut(ply).static_eval = static_eval;
         self.frame_mut(ply + 2).killers = [None; 2];
         // Improving: our evaluation rose since our previous move; prune less when it did.
-        let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
+        let improving = self.improving(ply, in_check, static_eval);
         let tt_move = tt_hit.and_then(|h| h.mv);
         let mut n = NodeInfo {
             depth,
@@ -203,6 +203,9 @@ impl Search<'_> {
         if n.pv_node || n.in_check || n.in_setup || n.ply == 0 || n.excluded.is_some() {
             return None;
         }
+        if let Some(score) = self.razor(n) {
+            return Some(score);
+        }
         let (p, depth, beta) = (&self.params, n.depth, n.beta);
         let eval = n.refined_eval();
         // Reverse futility: far above beta near the leaves, trust the evaluation.
@@ -210,7 +213,8 @@ impl Search<'_> {
             && eval - p.rfp_margin * (depth - i32::from(n.improving)) >= beta
             && eval.abs() < MATE_BOUND
         {
-            return Some(eval);
+            // Blended, the score leans less on an evaluation far above beta.
+            return Some(if p.rfp_blend != 0 { (eval + beta) / 2 } else { eval });
         }
         if depth >= p.nmp_min_depth
             && eval >= beta
@@ -223,7 +227,7 @@ impl Search<'_> {
                 return Some(0);
             }
         }
-        None
+        self.probcut(n)
     }
 
     /// The move loop: each move in order is pruned, or extended or reduced

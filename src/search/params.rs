@@ -103,6 +103,23 @@ pub struct SearchParams {
     pub history_bonus_linear: i32,
     /// ...up to this.
     pub history_bonus_max: i32,
+    /// Reverse futility: 0 returns the evaluation, 1 the mean of the
+    /// evaluation and beta.
+    pub rfp_blend: i32,
+    /// Improving, when the evaluation two plies back is unknown (in check):
+    /// 0 counts the node as improving, 1 compares with four plies back
+    /// (not improving when that is unknown too).
+    pub improving_fallback: i32,
+    /// Razoring: a node whose static evaluation is this much per ply of
+    /// depth below alpha is settled by quiescence when that fails low (0: off).
+    pub razor_margin: i32,
+    /// Razoring: deepest remaining depth at which it applies.
+    pub razor_max_depth: i32,
+    /// ProbCut: a capture that beats beta plus this with a reduced search
+    /// cuts the node (0: off).
+    pub probcut_margin: i32,
+    /// ProbCut: shallowest depth at which it is tried.
+    pub probcut_min_depth: i32,
 }
 
 /// The values the engine plays with.
@@ -150,6 +167,12 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     history_bonus_quadratic: 16,
     history_bonus_linear: 32,
     history_bonus_max: 1600,
+    rfp_blend: 0,
+    improving_fallback: 0,
+    razor_margin: 0,
+    razor_max_depth: 3,
+    probcut_margin: 0,
+    probcut_min_depth: 5,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -229,6 +252,12 @@ by_name!(
     history_bonus_quadratic,
     history_bonus_linear,
     history_bonus_max,
+    rfp_blend,
+    improving_fallback,
+    razor_margin,
+    razor_max_depth,
+    probcut_margin,
+    probcut_min_depth,
 );
 
 impl Default for SearchParams {
@@ -271,7 +300,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 43);
+        assert_eq!(SearchParams::NAMES.len(), 49);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -224,7 +224,15 @@ fn each_refinement_changes_the_search_when_switched_on() {
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R1BQK2R w KQ - 0 9";
     let depth = 8;
     let base = nodes_with("chess", fen, depth, "history_bonus_max", DEFAULT_PARAMS.history_bonus_max as i64);
-    for (name, value) in [("history_bonus_max", 400), ("history_bonus_linear", 0)] {
+    let switched_on = [
+        ("history_bonus_max", 400),
+        ("history_bonus_linear", 0),
+        ("rfp_blend", 1),
+        ("improving_fallback", 1),
+        ("razor_margin", 300),
+        ("probcut_margin", 200),
+    ];
+    for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);
         assert_ne!(nodes, base, "{name}={value} searched the same tree");
     }

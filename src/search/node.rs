@@ -321,7 +321,11 @@ impl Search<'_> {
             mover,
             victim,
             quiet,
-            history: if quiet { self.histories.quiet_total(&lp.rows, m, mover) } else { 0 },
+            history: match victim {
+                _ if quiet => self.histories.quiet_total(&lp.rows, m, mover),
+                Some(v) if self.params.lmr_captures != 0 => self.histories.capture(mover, m.to(), v),
+                _ => 0,
+            },
             is_killer: self.frame(n.ply).killers.contains(&Some(m)),
             base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
         };
@@ -425,6 +429,9 @@ impl Search<'_> {
             extension == 0 && (ply as i32) < 2 * self.root_depth && n.depth >= p.check_extension_min_depth;
         // Only asked for when the margins say so (the check is not known before the move).
         let safe = may_extend_check && (p.check_extension_safe_only == 0 || self.see_ge(m, 0));
+        // A late capture or promotion that keeps material is reduced less;
+        // its exchange is known only before the move is made.
+        let keeps_material = !mv.quiet && self.lmr_may_reduce(n, mv, legal) && self.see_ge(m, 0);
         self.make(ply, m, mv.mover);
         let same_side = self.pos.side_to_move() == us;
         let gives_check = !self.pos.in_setup() && self.pos.in_check();
@@ -442,7 +449,7 @@ impl Search<'_> {
         if legal == 1 {
             score = self.child(new_depth, ply + 1, alpha, beta, same_side, !n.pv_node && !n.cut_node);
         } else {
-            let reduction = self.reduction(n, mv, legal, gives_check, new_depth);
+            let reduction = self.reduction(n, mv, legal, gives_check, keeps_material, new_depth);
             score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
             if score > alpha && reduction > 0 {
                 score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
@@ -456,19 +463,41 @@ impl Search<'_> {
         score
     }
 
-    /// Late-move reduction of a late quiet move: the table's, one more when
-    /// not improving or at an expected cut node, less at PV nodes, for
-    /// killers, checks and a good history.
+    /// Whether late-move reductions apply to this move: late enough, deep
+    /// enough, and quiet unless `lmr_captures` reduces captures and promotions too.
     #[inline]
-    fn reduction(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, gives_check: bool, new_depth: i32) -> i32 {
+    fn lmr_may_reduce(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize) -> bool {
         let p = &self.params;
-        if !(n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && mv.quiet) {
+        n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && (mv.quiet || p.lmr_captures != 0)
+    }
+
+    /// Late-move reduction of a late move: the table's, one more when not
+    /// improving or at an expected cut node, less at PV nodes, for killers,
+    /// checks and a good history. A capture or promotion (with
+    /// `lmr_captures`) is reduced one ply less than a quiet move, and less
+    /// again when it keeps material or its capture history is good.
+    #[inline]
+    fn reduction(
+        &self,
+        n: &NodeInfo,
+        mv: &MoveInfo,
+        legal: usize,
+        gives_check: bool,
+        keeps_material: bool,
+        new_depth: i32,
+    ) -> i32 {
+        let p = &self.params;
+        if !self.lmr_may_reduce(n, mv, legal) {
             return 0;
         }
-        let mut reduction = mv.base_reduction;
-        reduction += i32::from(!n.improving) + i32::from(n.cut_node);
-        reduction -= i32::from(n.pv_node) + i32::from(mv.is_killer) + i32::from(gives_check);
-        reduction -= mv.history / p.lmr_history_divisor;
+        let mut reduction = mv.base_reduction + i32::from(n.cut_node);
+        reduction -= i32::from(n.pv_node) + i32::from(gives_check);
+        if mv.quiet {
+            reduction += i32::from(!n.improving);
+            reduction -= i32::from(mv.is_killer) + mv.history / p.lmr_history_divisor;
+        } else {
+            reduction -= 1 + i32::from(keeps_material) + mv.history / p.lmr_capture_history_divisor;
+        }
         reduction.clamp(0, new_depth - 1)
     }
 

@@ -120,6 +120,12 @@ pub struct SearchParams {
     pub probcut_margin: i32,
     /// ProbCut: shallowest depth at which it is tried.
     pub probcut_min_depth: i32,
+    /// Late-move reductions of captures and promotions: 0 only quiet moves
+    /// are reduced, 1 late tactical moves too (one ply less than a quiet
+    /// move, less again when they keep material or have a good history).
+    pub lmr_captures: i32,
+    /// Late-move reductions of captures: one ply less per this much capture history.
+    pub lmr_capture_history_divisor: i32,
 }
 
 /// The values the engine plays with.
@@ -173,6 +179,8 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     razor_max_depth: 3,
     probcut_margin: 0,
     probcut_min_depth: 5,
+    lmr_captures: 0,
+    lmr_capture_history_divisor: 4096,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -258,6 +266,8 @@ by_name!(
     razor_max_depth,
     probcut_margin,
     probcut_min_depth,
+    lmr_captures,
+    lmr_capture_history_divisor,
 );
 
 impl Default for SearchParams {
@@ -300,7 +310,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 49);
+        assert_eq!(SearchParams::NAMES.len(), 51);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

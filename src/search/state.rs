@@ -121,7 +121,8 @@ pub(super) struct MoveInfo {
     pub(super) victim: Option<PieceKind>,
     /// Neither a capture nor a promotion.
     pub(super) quiet: bool,
-    /// History score (quiet moves; 0 for the others).
+    /// History score of a quiet move; capture history of a capture when
+    /// `lmr_captures` reduces them; else 0.
     pub(super) history: i32,
     pub(super) is_killer: bool,
     /// The reduction table's entry for this depth and move number.

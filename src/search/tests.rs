@@ -231,6 +231,7 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("improving_fallback", 1),
         ("razor_margin", 300),
         ("probcut_margin", 200),
+        ("lmr_captures", 1),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

@@ -7,8 +7,8 @@
 
 use arrayvec::ArrayVec;
 
-use crate::rules::moves::MoveList;
-use crate::search::picker::{ScoredMoves, BAD_CAPTURE_LIMIT};
+use crate::rules::moves::{Move, MoveList};
+use crate::search::picker::{history_bonus, ScoredMoves, BAD_CAPTURE_LIMIT};
 use crate::search::state::NodeInfo;
 use crate::search::tt::Bound;
 
@@ -93,6 +93,7 @@ impl Search<'_> {
             let us = self.pos.side_to_move();
             self.make(n.ply, m, self.mover(m));
             let same_side = self.pos.side_to_move() == us;
+            self.frame_mut(n.ply).early_quiet = None;
             self.frame_mut(n.ply + 1).double_extensions = self.frame(n.ply).double_extensions;
             let mut score = if same_side {
                 self.qsearch(probcut_beta - 1, probcut_beta, n.ply + 1, 0)
@@ -112,5 +113,27 @@ impl Search<'_> {
             }
         }
         None
+    }
+
+    /// A table cutoff at a non-PV node: with `tt_cut_history` the table's
+    /// quiet move is rewarded as its fail high would have been (the cutoff
+    /// skips the move loop that teaches the histories), and with 2 the
+    /// opponent's early quiet move that allowed it loses continuation history.
+    pub(super) fn reward_tt_cutoff(&mut self, ply: usize, depth: i32, tt_move: Option<Move>) {
+        // A stale or colliding entry's move is checked before it indexes a table.
+        let Some(m) = tt_move.filter(|&m| self.pos.is_pseudo_legal(m) && !self.is_tactical(m)) else {
+            return;
+        };
+        let mover = self.mover(m);
+        self.reward_quiet(ply, (m, mover), &[], depth);
+        if self.params.tt_cut_history < 2 || ply == 0 {
+            return;
+        }
+        if let Some((prev_mover, prev_to)) = self.frame(ply - 1).early_quiet {
+            let malus = -history_bonus(&self.params, depth + 1);
+            for key in self.continuation_keys(ply - 1) {
+                self.histories.update_continuation(key, prev_mover, prev_to, malus);
+            }
+        }
     }
 }

@@ -65,6 +65,7 @@ impl Search<'_> {
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
+        frame.early_quiet = None;
         self.pos.make_null();
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, &[]);
@@ -162,6 +163,9 @@ impl Search<'_> {
         if let Some(hit) = tt_hit {
             let score = from_tt(hit.score, ply);
             if !pv_node && hit.depth >= depth && bound_cuts(hit.bound, score, alpha, beta) {
+                if score >= beta && self.params.tt_cut_history != 0 {
+                    self.reward_tt_cutoff(ply, depth, hit.mv);
+                }
                 return score;
             }
         }
@@ -344,6 +348,7 @@ impl Search<'_> {
             Ok(e) => e,
             Err(score) => return Step::End(score),
         };
+        self.frame_mut(n.ply).early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
         let score = self.search_move(n, &mv, legal, extension, lp.node.alpha);
         if self.stopped {
             return Step::End(0);

@@ -126,6 +126,10 @@ pub struct SearchParams {
     pub lmr_captures: i32,
     /// Late-move reductions of captures: one ply less per this much capture history.
     pub lmr_capture_history_divisor: i32,
+    /// Table cutoffs with a quiet table move at non-PV nodes: 0 teach
+    /// nothing, 1 reward the move as its fail high would, 2 also punish
+    /// the opponent's early quiet move (first two of its node) that allowed it.
+    pub tt_cut_history: i32,
 }
 
 /// The values the engine plays with.
@@ -181,6 +185,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     probcut_min_depth: 5,
     lmr_captures: 0,
     lmr_capture_history_divisor: 4096,
+    tt_cut_history: 0,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -268,6 +273,7 @@ by_name!(
     probcut_min_depth,
     lmr_captures,
     lmr_capture_history_divisor,
+    tt_cut_history,
 );
 
 impl Default for SearchParams {
@@ -310,7 +316,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 51);
+        assert_eq!(SearchParams::NAMES.len(), 52);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

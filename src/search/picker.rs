@@ -44,7 +44,7 @@ const UNCHECKED_FLOOR: i32 = GOOD_CAPTURE - (1 << 16);
 /// How much a cutoff at `depth` moves the history entries of the moves
 /// involved (the constants are margins, so they can be tuned).
 #[inline]
-fn history_bonus(p: &SearchParams, depth: i32) -> i32 {
+pub(super) fn history_bonus(p: &SearchParams, depth: i32) -> i32 {
     (depth * depth * p.history_bonus_quadratic + p.history_bonus_linear * depth).min(p.history_bonus_max)
 }
 

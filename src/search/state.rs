@@ -31,6 +31,9 @@ pub(super) struct Frame {
     /// already tested it (set only while the parent's move is on the
     /// board, see [`Search::in_check_at`]).
     pub(super) check: Option<bool>,
+    /// The man and destination of the move made from this ply when it is
+    /// a quiet move among the node's first two (for `tt_cut_history`).
+    pub(super) early_quiet: Option<(Cell, Square)>,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -41,6 +44,7 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     moved_to: NO_SQUARE,
     double_extensions: 0,
     check: None,
+    early_quiet: None,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.

@@ -232,6 +232,8 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("razor_margin", 300),
         ("probcut_margin", 200),
         ("lmr_captures", 1),
+        ("tt_cut_history", 1),
+        ("tt_cut_history", 2),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

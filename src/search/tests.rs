@@ -34,6 +34,28 @@ fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) 
 /// thousands of nodes each.
 #[test]
 fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
+    searches_keep_the_accumulators_exact(DEFAULT_PARAMS, 4000);
+}
+
+/// The same with every refinement that is off by default switched on:
+/// ProbCut and razoring make and search moves of their own.
+#[test]
+fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
+    let mut params = DEFAULT_PARAMS;
+    for (name, value) in [
+        ("lmr_captures", 1),
+        ("razor_margin", 300),
+        ("probcut_margin", 200),
+        ("improving_fallback", 1),
+        ("rfp_blend", 1),
+        ("tt_cut_history", 2),
+    ] {
+        params.set(name, value).expect(name);
+    }
+    searches_keep_the_accumulators_exact(params, 12_000);
+}
+
+fn searches_keep_the_accumulators_exact(params: SearchParams, nodes: u64) {
     let reg = crate::eval::catalogue::Catalogue::builtin();
     for name in reg.registry().names() {
         let v = reg.get(&name).expect("listed");
@@ -46,10 +68,10 @@ fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
         let fen = pos.to_fen();
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
-        let limits = Limits { nodes: Some(4000), ..Limits::default() };
+        let limits = Limits { nodes: Some(nodes), params, ..Limits::default() };
         let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
         assert!(result.best.is_some(), "{name}: no move from {fen}");
-        assert!(result.nodes >= 4000, "{name}: only {} nodes", result.nodes);
+        assert!(result.nodes >= nodes, "{name}: only {} nodes", result.nodes);
         assert_eq!(pos.to_fen(), fen, "{name}: the search restores the position");
     }
 }

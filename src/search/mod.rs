@@ -18,6 +18,9 @@
 //!   extension, multi-cut), check extension, late-move reductions with
 //!   re-searches; mate, stalemate and draws by the variant's rules
 //!   (repetition, the move rule, dead positions).
+//! - **More cutoffs before the moves** (`cutoffs.rs`): razoring, ProbCut
+//!   and the `improving` flag's fallback, each off unless its margin in
+//!   `params.rs` switches it on.
 //! - **Quiescence** (`quiescence.rs`): captures and promotions until the
 //!   position is quiet (drops are left out, so the sequence always ends:
 //!   every capture takes a man off the board), evasions near the horizon,
@@ -62,6 +65,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 mod correction;
+mod cutoffs;
 mod history;
 mod node;
 mod params;

@@ -34,6 +34,9 @@ pub(super) struct Frame {
     /// already tested it (set only while the parent's move is on the
     /// board, see [`Search::in_check_at`]).
     pub(super) check: Option<bool>,
+    /// The man and destination of the move made from this ply when it is
+    /// a quiet move among the node's first two (for `tt_cut_history`).
+    pub(super) early_quiet: Option<(Cell, Square)>,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -45,6 +48,7 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     moved_to: NO_SQUARE,
     double_extensions: 0,
     check: None,
+    early_quiet: None,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.
@@ -128,7 +132,8 @@ pub(super) struct MoveInfo {
     pub(super) victim: Option<PieceKind>,
     /// Neither a capture nor a promotion.
     pub(super) quiet: bool,
-    /// History score (quiet moves; 0 for the others).
+    /// History score of a quiet move; capture history of a capture when
+    /// `lmr_captures` reduces them; else 0.
     pub(super) history: i32,
     pub(super) is_killer: bool,
     /// The reduction table's entry for this depth and move number.

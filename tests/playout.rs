@@ -1,6 +1,6 @@
 //! Random-playout property tests over every shipped variant (fixed seeds):
-//! unmake restores FEN and hash exactly, the incremental hash equals a fresh
-//! one (and so does the count of men behind the dead-position test), FEN and
+//! unmake restores FEN and hash exactly, the incremental hash and pawn key
+//! equal fresh ones (and so does the count of men behind the dead-position test), FEN and
 //! move text round-trip, no legal move leaves the mover's king attacked, the
 //! quiescence generator lists exactly the pseudo-legal captures and
 //! promotions, and in drop variants each side keeps 16 men (board + hand).
@@ -8,10 +8,10 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use menagerie::board::position::Position;
+use menagerie::board::position::{Place, Position};
 use menagerie::board::registry::Registry;
 use menagerie::rules::moves::{MoveKind, MoveList};
-use menagerie::rules::piece::{Color, PieceKind};
+use menagerie::rules::piece::{Cell, Color, PieceKind};
 
 fn men(pos: &Position, color: Color) -> usize {
     let board = pos.squares().iter().filter(|&&sq| pos.cell(sq).is_color(color)).count();
@@ -19,11 +19,19 @@ fn men(pos: &Position, color: Color) -> usize {
     board + hand
 }
 
+/// A pawn is a man of a kind that promotes (what the pawn key covers).
+fn is_pawn(pos: &Position, cell: Cell) -> bool {
+    let v = pos.variant();
+    cell.is_piece() && Color::ALL.iter().any(|&c| !v.promotions[c][cell.kind().index()].is_empty())
+}
+
 fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
     let registry = Registry::builtin();
     let variant = registry.get(name).expect("shipped variant");
     let mut rng = StdRng::seed_from_u64(seed);
     let mut plies = 0;
+    let mut pawn_changes = 0;
+    let mut key_changes = 0;
     for _ in 0..games {
         let mut pos = Position::startpos(variant.clone()).expect("start FEN");
         let start_men = [men(&pos, Color::White), men(&pos, Color::Black)];
@@ -31,10 +39,13 @@ fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
             let fen = pos.to_fen();
             let hash = pos.hash();
             assert_eq!(hash, pos.compute_hash(), "{name}: incremental hash differs at {fen}");
+            let pawn_key = pos.pawn_key();
+            assert_eq!(pawn_key, pos.compute_pawn_key(), "{name}: incremental pawn key differs at {fen}");
             // FEN round trip.
             let reparsed = Position::from_fen(variant.clone(), &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
             assert_eq!(reparsed.to_fen(), fen);
             assert_eq!(reparsed.hash(), hash, "{name}: hash of reparsed FEN differs at {fen}");
+            assert_eq!(reparsed.pawn_key(), pawn_key, "{name}: pawn key of reparsed FEN differs at {fen}");
             // The incremental count behind the dead-position test agrees with a fresh one.
             assert_eq!(reparsed.state().live_men, pos.state().live_men, "{name}: live men differ at {fen}");
             assert_eq!(reparsed.is_dead(), pos.is_dead(), "{name}: dead test differs at {fen}");
@@ -53,9 +64,18 @@ fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
                     assert!(!pos.king_attacked(us), "{name}: {text} leaves the king attacked at {fen}");
                 }
                 assert_eq!(pos.hash(), pos.compute_hash(), "{name}: hash after {text} at {fen}");
+                assert_eq!(pos.pawn_key(), pos.compute_pawn_key(), "{name}: pawn key after {text} at {fen}");
+                let pawn_move =
+                    pos.last_changes().iter().any(|c| is_pawn(&pos, c.cell) && matches!(c.place, Place::Board(_)));
+                pawn_changes += usize::from(pawn_move);
+                key_changes += usize::from(pos.pawn_key() != pawn_key);
+                if !pawn_move {
+                    assert_eq!(pos.pawn_key(), pawn_key, "{name}: {text} moved no pawn but changed the key at {fen}");
+                }
                 pos.unmake(m);
                 assert_eq!(pos.to_fen(), fen, "{name}: unmake {text} did not restore the FEN");
                 assert_eq!(pos.hash(), hash, "{name}: unmake {text} did not restore the hash");
+                assert_eq!(pos.pawn_key(), pawn_key, "{name}: unmake {text} did not restore the pawn key");
             }
             // The quiescence generator lists exactly the captures and
             // promotions among the pseudo-legal moves, in the same order.
@@ -94,6 +114,8 @@ fn playouts(name: &str, games: usize, max_plies: usize, seed: u64) {
         }
     }
     assert!(plies > games * 10, "{name}: playouts too short ({plies} plies)");
+    assert!(pawn_changes > games, "{name}: too few moves touched a pawn ({pawn_changes})");
+    assert!(key_changes > games, "{name}: too few moves changed the pawn key ({key_changes})");
 }
 
 #[test]

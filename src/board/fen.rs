@@ -493,6 +493,7 @@ impl Position {
         }
         // En passant: accepted after any double step, kept only if a capture is legal.
         pos.st.hash = pos.compute_hash();
+        pos.st.pawn_key = pos.compute_pawn_key();
         pos.st.live_men = pos.count_live_men();
         if let Some(ep) = fields.en_passant {
             // The man that stepped twice stands one rank past the square, in its own forward direction.

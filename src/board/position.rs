@@ -18,6 +18,9 @@ use crate::rules::variant::Variant;
 pub struct StateInfo {
     /// Zobrist hash of the position.
     pub hash: u64,
+    /// Zobrist hash of the pawns on the board alone (both colours): the
+    /// pawn structure, for statistics keyed by it (evaluation correction).
+    pub pawn_key: u64,
     /// Castling rights: bit `2 * colour + side` (side 0 = queen side, 1 = king side).
     pub castling: u8,
     /// En-passant target square (0 = none); set only when a legal e.p. capture exists.
@@ -86,10 +89,28 @@ pub struct Position {
     pub(crate) board_squares: Arc<[Square]>,
     /// What the last [`Position::make`] changed (empty after a null move).
     pub(crate) changes: Changes,
+    /// Bit `cell.0` set for the cells of pawns (kinds that promote), so
+    /// that make tells a pawn with one shift and no branch on emptiness.
+    pub(crate) pawn_cells: u128,
 }
 
 /// The square that means "none" (mailbox padding).
 pub const NO_SQUARE: Square = Square(0);
+
+/// The cells of the variant's pawns, the kinds that promote (for either
+/// colour), as a bit set over cell values: what the evaluation calls pawns.
+fn pawn_cells(variant: &Variant) -> u128 {
+    let mut cells = 0u128;
+    for k in 0..variant.kind_count().min(MAX_KINDS) {
+        for color in Color::ALL {
+            if variant.promotions[color].get(k).is_some_and(|p| !p.is_empty()) {
+                let kind = PieceKind(k as u8);
+                cells |= 1 << Cell::piece(Color::White, kind).0 | 1 << Cell::piece(Color::Black, kind).0;
+            }
+        }
+    }
+    cells
+}
 
 /// Most men that can take en passant on one square: one per distinct leap
 /// of at most 3 files and 3 ranks.
@@ -117,6 +138,11 @@ impl Position {
     #[inline]
     pub fn hash(&self) -> u64 {
         self.st.hash
+    }
+    /// Zobrist hash of the pawns alone (see [`StateInfo::pawn_key`]).
+    #[inline]
+    pub fn pawn_key(&self) -> u64 {
+        self.st.pawn_key
     }
     /// Current state (clocks, rights, e.p.).
     pub fn state(&self) -> &StateInfo {
@@ -171,6 +197,7 @@ impl Position {
     pub(crate) fn empty(variant: Arc<Variant>) -> Position {
         let mut board = [Cell::OFFBOARD; MAILBOX_SIZE];
         let squares: Arc<[Square]> = variant.shape.squares().collect();
+        let pawn_cells = pawn_cells(&variant);
         for sq in squares.iter() {
             board[sq.index()] = Cell::EMPTY;
         }
@@ -183,6 +210,7 @@ impl Position {
             castle_rooks: ByColor([[NO_SQUARE; 2]; 2]),
             st: StateInfo {
                 hash: 0,
+                pawn_key: 0,
                 castling: 0,
                 ep: NO_SQUARE,
                 ep_victim: NO_SQUARE,
@@ -196,6 +224,7 @@ impl Position {
             history: Vec::with_capacity(256),
             board_squares: squares,
             changes: Changes::new(),
+            pawn_cells,
         }
     }
 
@@ -225,10 +254,33 @@ impl Position {
         h
     }
 
+    /// Computes the pawn key from scratch (the incremental one must always equal it).
+    pub fn compute_pawn_key(&self) -> u64 {
+        let z = &self.variant.zobrist;
+        let pawns = self.board_squares.iter().map(|&sq| (sq, self.board[sq.index()]));
+        pawns.filter(|&(_, c)| self.is_pawn_cell(c)).fold(0, |key, (sq, c)| key ^ z.cell(c, sq.index()))
+    }
+
+    /// True when `cell` holds a pawn (of either colour).
+    #[inline(always)]
+    fn is_pawn_cell(&self, cell: Cell) -> bool {
+        self.pawn_cells >> cell.0 & 1 != 0
+    }
+
+    /// Toggles a man on a square in the hash and, for a pawn, in the pawn key.
+    #[inline(always)]
+    fn toggle_key(&mut self, cell: Cell, sq: Square) {
+        let key = self.variant.zobrist.cell(cell, sq.index());
+        self.st.hash ^= key;
+        if self.is_pawn_cell(cell) {
+            self.st.pawn_key ^= key;
+        }
+    }
+
     #[inline]
     fn put(&mut self, sq: Square, cell: Cell) {
         self.board[sq.index()] = cell;
-        self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+        self.toggle_key(cell, sq);
         self.record(Change { cell, place: Place::Board(sq), added: true });
     }
 
@@ -236,7 +288,7 @@ impl Position {
     fn remove(&mut self, sq: Square) -> Cell {
         let cell = self.board[sq.index()];
         self.board[sq.index()] = Cell::EMPTY;
-        self.st.hash ^= self.variant.zobrist.cell(cell, sq.index());
+        self.toggle_key(cell, sq);
         self.record(Change { cell, place: Place::Board(sq), added: false });
         cell
     }

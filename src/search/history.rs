@@ -1,5 +1,7 @@
 //! Move-ordering statistics the search learns as it goes: quiet history,
-//! capture history, counter moves and continuation histories.
+//! capture history, counter moves and continuation histories; beside them
+//! the evaluation's correction tables (`correction.rs`), which live and are
+//! cleared with them.
 //!
 //! Every table is indexed compactly by the variant's own board and piece
 //! kinds, so a 10x10 board with 15 kinds costs a few MiB, an 8x8 far less.
@@ -9,6 +11,7 @@
 use crate::rules::geometry::{BoardShape, Square};
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{Cell, Color, PieceKind};
+use crate::search::correction::Correction;
 
 /// Largest magnitude of a history entry.
 pub const HISTORY_LIMIT: i32 = 16_384;
@@ -42,6 +45,8 @@ pub struct Histories {
     /// one table for the move one ply back and the one two plies back (the
     /// previous mover's colour tells them apart).
     continuation: Box<[i16]>,
+    /// The static evaluation's learnt corrections.
+    pub(super) correction: Correction,
 }
 
 #[inline]
@@ -65,6 +70,7 @@ impl Histories {
             capture: vec![0; piece_to * kinds].into_boxed_slice(),
             counter: vec![None; piece_to].into_boxed_slice(),
             continuation: vec![0; piece_to * kinds * squares].into_boxed_slice(),
+            correction: Correction::new(),
         }
     }
 
@@ -79,6 +85,7 @@ impl Histories {
         self.capture.fill(0);
         self.counter.fill(None);
         self.continuation.fill(0);
+        self.correction.clear();
     }
 
     #[inline]

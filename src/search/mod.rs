@@ -18,6 +18,9 @@
 //!   extension, multi-cut), check extension, late-move reductions with
 //!   re-searches; mate, stalemate and draws by the variant's rules
 //!   (repetition, the move rule, dead positions).
+//! - **More cutoffs before the moves** (`cutoffs.rs`): razoring, ProbCut
+//!   and the `improving` flag's fallback, each off unless its margin in
+//!   `params.rs` switches it on.
 //! - **Quiescence** (`quiescence.rs`): captures and promotions until the
 //!   position is quiet (drops are left out, so the sequence always ends:
 //!   every capture takes a man off the board), evasions near the horizon,
@@ -29,6 +32,11 @@
 //!   killers, the counter move, quiet and continuation histories
 //!   (`history.rs`), then losing captures; the histories rewarded and
 //!   punished after each cutoff.
+//! - **Evaluation correction** (`correction.rs`): per side to move and
+//!   pawn structure (and per placement of the other men), what the search
+//!   found the static evaluation to be off by; added to the evaluation that
+//!   prunes when its weights (`correction_weight`, `piece_correction_weight`)
+//!   are not 0.
 //! - **Per-ply and per-node state** (`state.rs`): the frames of the stack
 //!   (static evaluation, killers, excluded move, the move made), what the
 //!   move loop reads of a node and of each move, making a move with the
@@ -56,6 +64,8 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+mod correction;
+mod cutoffs;
 mod history;
 mod node;
 mod params;

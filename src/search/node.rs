@@ -36,12 +36,13 @@ impl Search<'_> {
         }
     }
 
-    /// Static evaluation of a node, from the table when it has one.
-    fn static_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
+    /// Static evaluation of a node, from the table when it has one, before
+    /// correction.
+    fn raw_eval(&mut self, in_check: bool, ply: usize, tt_hit: Option<TtHit>) -> i32 {
         if in_check {
             -INFINITE
         } else if self.frame(ply).excluded.is_some() {
-            self.frame(ply).static_eval
+            self.frame(ply).raw_eval
         } else {
             match tt_hit {
                 Some(h) if h.eval != -INFINITE => h.eval,
@@ -65,6 +66,7 @@ impl Search<'_> {
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
+        frame.early_quiet = None;
         self.pos.make_null();
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, &[]);
@@ -162,14 +164,19 @@ impl Search<'_> {
         if let Some(hit) = tt_hit {
             let score = from_tt(hit.score, ply);
             if !pv_node && hit.depth >= depth && bound_cuts(hit.bound, score, alpha, beta) {
+                if score >= beta && self.params.tt_cut_history != 0 {
+                    self.reward_tt_cutoff(ply, depth, hit.mv);
+                }
                 return score;
             }
         }
-        let static_eval = self.static_eval(in_check, ply, tt_hit);
+        let raw_eval = self.raw_eval(in_check, ply, tt_hit);
+        let static_eval = self.corrected_eval(raw_eval);
+        self.frame_mut(ply).raw_eval = raw_eval;
         self.frame_mut(ply).static_eval = static_eval;
         self.frame_mut(ply + 2).killers = [None; 2];
         // Improving: our evaluation rose since our previous move; prune less when it did.
-        let improving = !in_check && ply >= 2 && static_eval > self.frame(ply - 2).static_eval;
+        let improving = self.improving(ply, in_check, static_eval);
         let tt_move = tt_hit.and_then(|h| h.mv);
         let mut n = NodeInfo {
             depth,
@@ -181,6 +188,7 @@ impl Search<'_> {
             in_setup,
             improving,
             static_eval,
+            raw_eval,
             excluded,
             tt_hit,
             tt_move,
@@ -203,6 +211,9 @@ impl Search<'_> {
         if n.pv_node || n.in_check || n.in_setup || n.ply == 0 || n.excluded.is_some() {
             return None;
         }
+        if let Some(score) = self.razor(n) {
+            return Some(score);
+        }
         let (p, depth, beta) = (&self.params, n.depth, n.beta);
         let eval = n.refined_eval();
         // Reverse futility: far above beta near the leaves, trust the evaluation.
@@ -210,7 +221,8 @@ impl Search<'_> {
             && eval - p.rfp_margin * (depth - i32::from(n.improving)) >= beta
             && eval.abs() < MATE_BOUND
         {
-            return Some(eval);
+            // Blended, the score leans less on an evaluation far above beta.
+            return Some(if p.rfp_blend != 0 { (eval + beta) / 2 } else { eval });
         }
         if depth >= p.nmp_min_depth
             && eval >= beta
@@ -223,7 +235,7 @@ impl Search<'_> {
                 return Some(0);
             }
         }
-        None
+        self.probcut(n)
     }
 
     /// The move loop: each move in order is pruned, or extended or reduced
@@ -317,7 +329,11 @@ impl Search<'_> {
             mover,
             victim,
             quiet,
-            history: if quiet { self.histories.quiet_total(&lp.rows, m, mover) } else { 0 },
+            history: match victim {
+                _ if quiet => self.histories.quiet_total(&lp.rows, m, mover),
+                Some(v) if self.params.lmr_captures != 0 => self.histories.capture(mover, m.to(), v),
+                _ => 0,
+            },
             is_killer: self.frame(n.ply).killers.contains(&Some(m)),
             base_reduction: self.lmr[n.depth.min(63) as usize][legal.min(63)] as i32,
         };
@@ -336,6 +352,7 @@ impl Search<'_> {
             Ok(e) => e,
             Err(score) => return Step::End(score),
         };
+        self.frame_mut(n.ply).early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
         let score = self.search_move(n, &mv, legal, extension, lp.node.alpha);
         if self.stopped {
             return Step::End(0);
@@ -421,6 +438,9 @@ impl Search<'_> {
             extension == 0 && (ply as i32) < 2 * self.root_depth && n.depth >= p.check_extension_min_depth;
         // Only asked for when the margins say so (the check is not known before the move).
         let safe = may_extend_check && (p.check_extension_safe_only == 0 || self.see_ge(m, 0));
+        // A late capture or promotion that keeps material is reduced less;
+        // its exchange is known only before the move is made.
+        let keeps_material = !mv.quiet && self.lmr_may_reduce(n, mv, legal) && self.see_ge(m, 0);
         self.make(ply, m, mv.mover);
         let same_side = self.pos.side_to_move() == us;
         let gives_check = !self.pos.in_setup() && self.pos.in_check();
@@ -438,7 +458,7 @@ impl Search<'_> {
         if legal == 1 {
             score = self.child(new_depth, ply + 1, alpha, beta, same_side, !n.pv_node && !n.cut_node);
         } else {
-            let reduction = self.reduction(n, mv, legal, gives_check, new_depth);
+            let reduction = self.reduction(n, mv, legal, gives_check, keeps_material, new_depth);
             score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
             if score > alpha && reduction > 0 {
                 score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
@@ -452,24 +472,48 @@ impl Search<'_> {
         score
     }
 
-    /// Late-move reduction of a late quiet move: the table's, one more when
-    /// not improving or at an expected cut node, less at PV nodes, for
-    /// killers, checks and a good history.
+    /// Whether late-move reductions apply to this move: late enough, deep
+    /// enough, and quiet unless `lmr_captures` reduces captures and promotions too.
     #[inline]
-    fn reduction(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize, gives_check: bool, new_depth: i32) -> i32 {
+    fn lmr_may_reduce(&self, n: &NodeInfo, mv: &MoveInfo, legal: usize) -> bool {
         let p = &self.params;
-        if !(n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && mv.quiet) {
+        n.depth >= p.lmr_min_depth && legal > p.lmr_min_moves && (mv.quiet || p.lmr_captures != 0)
+    }
+
+    /// Late-move reduction of a late move: the table's, one more when not
+    /// improving or at an expected cut node, less at PV nodes, for killers,
+    /// checks and a good history. A capture or promotion (with
+    /// `lmr_captures`) is reduced one ply less than a quiet move, and less
+    /// again when it keeps material or its capture history is good.
+    #[inline]
+    fn reduction(
+        &self,
+        n: &NodeInfo,
+        mv: &MoveInfo,
+        legal: usize,
+        gives_check: bool,
+        keeps_material: bool,
+        new_depth: i32,
+    ) -> i32 {
+        let p = &self.params;
+        if !self.lmr_may_reduce(n, mv, legal) {
             return 0;
         }
-        let mut reduction = mv.base_reduction;
-        reduction += i32::from(!n.improving) + i32::from(n.cut_node);
-        reduction -= i32::from(n.pv_node) + i32::from(mv.is_killer) + i32::from(gives_check);
-        reduction -= mv.history / p.lmr_history_divisor;
+        let mut reduction = mv.base_reduction + i32::from(n.cut_node);
+        reduction -= i32::from(n.pv_node) + i32::from(gives_check);
+        if mv.quiet {
+            reduction += i32::from(!n.improving);
+            reduction -= i32::from(mv.is_killer) + mv.history / p.lmr_history_divisor;
+        } else {
+            reduction -= 1 + i32::from(keeps_material) + mv.history / p.lmr_capture_history_divisor;
+        }
         reduction.clamp(0, new_depth - 1)
     }
 
     /// After the move loop: mate or stalemate when no move was legal, the
-    /// histories taught by a fail high, and the table entry.
+    /// histories taught by a fail high, the table entry, and the evaluation
+    /// correction taught by a quiet result (no capture or promotion best,
+    /// which the evaluation could not have seen).
     fn finish_node(&mut self, n: &NodeInfo, node: &NodeBest, legal: usize, tried: &Tried) -> i32 {
         if legal == 0 {
             if n.excluded.is_some() {
@@ -482,7 +526,10 @@ impl Search<'_> {
         }
         if n.excluded.is_none() {
             let bound = node.bound(n.beta);
-            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.static_eval, n.depth, bound);
+            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.raw_eval, n.depth, bound);
+            if !n.in_check && !n.in_setup && !node.mv.is_some_and(|m| self.is_tactical(m)) {
+                self.learn_correction(n.raw_eval, node.score, bound, n.depth);
+            }
         }
         node.score
     }

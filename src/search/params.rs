@@ -97,6 +97,48 @@ pub struct SearchParams {
     /// Quiescence plies after which only one recapture on the last move's
     /// square is searched.
     pub qs_recapture_depth: u32,
+    /// Correction history: how much of the evaluation error learnt per side
+    /// to move and pawn structure is added to the static evaluation that
+    /// prunes (reverse futility, null move, futility, improving, stand
+    /// pat), in percent; 0 turns the table off (nothing read or learnt).
+    pub correction_weight: i32,
+    /// Correction history keyed by the other men (every man but the pawns,
+    /// with hands and castling rights), in percent like
+    /// `correction_weight`; 0 turns it off.
+    pub piece_correction_weight: i32,
+    /// History bonus of a cutoff at `depth`: this times depth squared...
+    pub history_bonus_quadratic: i32,
+    /// ...plus this times depth...
+    pub history_bonus_linear: i32,
+    /// ...up to this.
+    pub history_bonus_max: i32,
+    /// Reverse futility: 0 returns the evaluation, 1 the mean of the
+    /// evaluation and beta.
+    pub rfp_blend: i32,
+    /// Improving, when the evaluation two plies back is unknown (in check):
+    /// 0 counts the node as improving, 1 compares with four plies back
+    /// (not improving when that is unknown too).
+    pub improving_fallback: i32,
+    /// Razoring: a node whose static evaluation is this much per ply of
+    /// depth below alpha is settled by quiescence when that fails low (0: off).
+    pub razor_margin: i32,
+    /// Razoring: deepest remaining depth at which it applies.
+    pub razor_max_depth: i32,
+    /// ProbCut: a capture that beats beta plus this with a reduced search
+    /// cuts the node (0: off).
+    pub probcut_margin: i32,
+    /// ProbCut: shallowest depth at which it is tried.
+    pub probcut_min_depth: i32,
+    /// Late-move reductions of captures and promotions: 0 only quiet moves
+    /// are reduced, 1 late tactical moves too (one ply less than a quiet
+    /// move, less again when they keep material or have a good history).
+    pub lmr_captures: i32,
+    /// Late-move reductions of captures: one ply less per this much capture history.
+    pub lmr_capture_history_divisor: i32,
+    /// Table cutoffs with a quiet table move at non-PV nodes: 0 teach
+    /// nothing, 1 reward the move as its fail high would, 2 also punish
+    /// the opponent's early quiet move (first two of its node) that allowed it.
+    pub tt_cut_history: i32,
 }
 
 /// The values the engine plays with.
@@ -141,6 +183,20 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     qs_max_depth: 24,
     qs_move_limit: 3,
     qs_recapture_depth: 6,
+    correction_weight: 0,
+    piece_correction_weight: 0,
+    history_bonus_quadratic: 16,
+    history_bonus_linear: 32,
+    history_bonus_max: 1600,
+    rfp_blend: 0,
+    improving_fallback: 0,
+    razor_margin: 0,
+    razor_max_depth: 3,
+    probcut_margin: 0,
+    probcut_min_depth: 5,
+    lmr_captures: 0,
+    lmr_capture_history_divisor: 4096,
+    tt_cut_history: 0,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -217,6 +273,20 @@ by_name!(
     qs_max_depth,
     qs_move_limit,
     qs_recapture_depth,
+    correction_weight,
+    piece_correction_weight,
+    history_bonus_quadratic,
+    history_bonus_linear,
+    history_bonus_max,
+    rfp_blend,
+    improving_fallback,
+    razor_margin,
+    razor_max_depth,
+    probcut_margin,
+    probcut_min_depth,
+    lmr_captures,
+    lmr_capture_history_divisor,
+    tt_cut_history,
 );
 
 impl Default for SearchParams {
@@ -259,7 +329,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 40);
+        assert_eq!(SearchParams::NAMES.len(), 54);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -14,6 +14,7 @@ use crate::board::see::see_ge;
 use crate::rules::moves::{Move, MoveKind, MoveList, MAX_MOVES};
 use crate::rules::piece::{Cell, PieceKind};
 use crate::search::history::PieceTo;
+use crate::search::params::SearchParams;
 use crate::search::state::FRAME_OFFSET;
 
 use super::Search;
@@ -40,10 +41,11 @@ const TT_MOVE: i32 = 1 << 30;
 /// [`GOOD_CAPTURE`], and a capture found to lose ends far below it.
 const UNCHECKED_FLOOR: i32 = GOOD_CAPTURE - (1 << 16);
 
-/// How much a cutoff at `depth` moves the history entries of the moves involved.
+/// How much a cutoff at `depth` moves the history entries of the moves
+/// involved (the constants are margins, so they can be tuned).
 #[inline]
-fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 16 + 32 * depth).min(1600)
+pub(super) fn history_bonus(p: &SearchParams, depth: i32) -> i32 {
+    (depth * depth * p.history_bonus_quadratic + p.history_bonus_linear * depth).min(p.history_bonus_max)
 }
 
 /// The ordering score of a quiet move that is one of the node's killers
@@ -229,7 +231,7 @@ impl Search<'_> {
     /// Rewards the quiet move that caused a cutoff and punishes the quiet
     /// moves tried before it.
     pub(super) fn reward_quiet(&mut self, ply: usize, best: (Move, Cell), tried: &[(Move, Cell)], depth: i32) {
-        let bonus = history_bonus(depth);
+        let bonus = history_bonus(&self.params, depth);
         let side = self.pos.side_to_move();
         let keys = self.continuation_keys(ply);
         let frame = self.frame_mut(ply);
@@ -255,7 +257,7 @@ impl Search<'_> {
         tried: &[(Move, Cell, PieceKind)],
         depth: i32,
     ) {
-        let bonus = history_bonus(depth);
+        let bonus = history_bonus(&self.params, depth);
         for &(m, mover, victim) in best.iter().chain(tried) {
             let b = if best.is_some_and(|b| b.0 == m) { bonus } else { -bonus };
             self.histories.update_capture(mover, m.to(), victim, b);

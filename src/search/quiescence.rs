@@ -76,7 +76,7 @@ impl Search<'_> {
             Some(hit) if !in_check && hit.eval != -INFINITE => hit.eval,
             _ => self.evaluate(ply),
         };
-        let stand_pat = raw_eval;
+        let stand_pat = self.corrected_eval(raw_eval);
         if !evasions {
             if stand_pat >= beta || in_setup {
                 if tt_hit.is_none() && !in_setup {

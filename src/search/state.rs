@@ -8,6 +8,7 @@ use crate::board::position::NO_SQUARE;
 use crate::rules::geometry::Square;
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{Cell, PieceKind};
+use crate::search::correction::{CorrectionKeys, CorrectionWeights};
 use crate::search::history::{PieceTo, QuietRows};
 use crate::search::tt::{Bound, TtHit};
 
@@ -16,8 +17,10 @@ use super::{from_tt, Search, INFINITE, MATE_BOUND};
 /// What the search keeps per ply.
 #[derive(Clone, Copy)]
 pub(super) struct Frame {
-    /// Static evaluation (-INFINITE in check).
+    /// Static evaluation with the learnt correction (-INFINITE in check).
     pub(super) static_eval: i32,
+    /// The evaluation itself, without correction (what the table keeps).
+    pub(super) raw_eval: i32,
     pub(super) killers: [Option<Move>; 2],
     /// The move left out by a singular-extension search of this node.
     pub(super) excluded: Option<Move>,
@@ -31,16 +34,21 @@ pub(super) struct Frame {
     /// already tested it (set only while the parent's move is on the
     /// board, see [`Search::in_check_at`]).
     pub(super) check: Option<bool>,
+    /// The man and destination of the move made from this ply when it is
+    /// a quiet move among the node's first two (for `tt_cut_history`).
+    pub(super) early_quiet: Option<(Cell, Square)>,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
     static_eval: -INFINITE,
+    raw_eval: -INFINITE,
     killers: [None; 2],
     excluded: None,
     moved: None,
     moved_to: NO_SQUARE,
     double_extensions: 0,
     check: None,
+    early_quiet: None,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.
@@ -81,7 +89,10 @@ pub(super) struct NodeInfo {
     pub(super) in_setup: bool,
     /// The static evaluation rose since our previous move.
     pub(super) improving: bool,
+    /// The static evaluation with the learnt correction: what prunes.
     pub(super) static_eval: i32,
+    /// The evaluation without it: what the table keeps and the correction learns from.
+    pub(super) raw_eval: i32,
     /// The move a singular-extension search of this node leaves out.
     pub(super) excluded: Option<Move>,
     pub(super) tt_hit: Option<TtHit>,
@@ -121,7 +132,8 @@ pub(super) struct MoveInfo {
     pub(super) victim: Option<PieceKind>,
     /// Neither a capture nor a promotion.
     pub(super) quiet: bool,
-    /// History score (quiet moves; 0 for the others).
+    /// History score of a quiet move; capture history of a capture when
+    /// `lmr_captures` reduces them; else 0.
     pub(super) history: i32,
     pub(super) is_killer: bool,
     /// The reduction table's entry for this depth and move number.
@@ -277,6 +289,43 @@ impl Search<'_> {
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, self.pos.last_changes());
         }
+    }
+
+    /// The weights of the correction tables.
+    #[inline]
+    fn correction_weights(&self) -> CorrectionWeights {
+        CorrectionWeights { pawns: self.params.correction_weight, pieces: self.params.piece_correction_weight }
+    }
+
+    /// The current position's keys in the correction tables.
+    #[inline]
+    fn correction_keys(&self) -> CorrectionKeys {
+        let pawns = self.pos.pawn_key();
+        // The hash without the pawns: the other men, hands and rights.
+        CorrectionKeys { side: self.pos.side_to_move(), pawns, pieces: self.pos.hash() ^ pawns }
+    }
+
+    /// `raw` (the evaluation of the current position; -INFINITE in check)
+    /// with the learnt correction, kept off mate scores.
+    #[inline]
+    pub(super) fn corrected_eval(&self, raw: i32) -> i32 {
+        let weights = self.correction_weights();
+        if raw == -INFINITE || weights.off() {
+            return raw;
+        }
+        self.histories.correction.apply(raw, &self.correction_keys(), &weights, MATE_BOUND - 1)
+    }
+
+    /// Teaches the correction tables what the search of the current position
+    /// found: `score` with `bound` at `depth`, where the evaluation said `raw`.
+    #[inline]
+    pub(super) fn learn_correction(&mut self, raw: i32, score: i32, bound: Bound, depth: i32) {
+        let weights = self.correction_weights();
+        if weights.off() || raw == -INFINITE || score.abs() >= MATE_BOUND {
+            return;
+        }
+        let keys = self.correction_keys();
+        self.histories.correction.update(raw, score, bound, depth, &keys, &weights);
     }
 
     /// The static evaluation of the position at `ply`, for the side to move

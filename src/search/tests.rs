@@ -34,6 +34,28 @@ fn search(variant: &str, fen: &str, limits: Limits) -> (SearchResult, Position) 
 /// thousands of nodes each.
 #[test]
 fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
+    searches_keep_the_accumulators_exact(DEFAULT_PARAMS, 4000);
+}
+
+/// The same with every refinement that is off by default switched on:
+/// ProbCut and razoring make and search moves of their own.
+#[test]
+fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
+    let mut params = DEFAULT_PARAMS;
+    for (name, value) in [
+        ("lmr_captures", 1),
+        ("razor_margin", 300),
+        ("probcut_margin", 200),
+        ("improving_fallback", 1),
+        ("rfp_blend", 1),
+        ("tt_cut_history", 2),
+    ] {
+        params.set(name, value).expect(name);
+    }
+    searches_keep_the_accumulators_exact(params, 12_000);
+}
+
+fn searches_keep_the_accumulators_exact(params: SearchParams, nodes: u64) {
     let reg = crate::eval::catalogue::Catalogue::builtin();
     for name in reg.registry().names() {
         let v = reg.get(&name).expect("listed");
@@ -46,10 +68,10 @@ fn searches_with_a_network_in_every_variant_keep_the_accumulators_exact() {
         let fen = pos.to_fen();
         let tt = TranspositionTable::new(4);
         let control = SearchControl::default();
-        let limits = Limits { nodes: Some(4000), ..Limits::default() };
+        let limits = Limits { nodes: Some(nodes), params, ..Limits::default() };
         let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(&mut |_| {});
         assert!(result.best.is_some(), "{name}: no move from {fen}");
-        assert!(result.nodes >= 4000, "{name}: only {} nodes", result.nodes);
+        assert!(result.nodes >= nodes, "{name}: only {} nodes", result.nodes);
         assert_eq!(pos.to_fen(), fen, "{name}: the search restores the position");
     }
 }
@@ -203,4 +225,74 @@ fn node_limit_is_respected() {
     let (r, _) = search("chess", fen, Limits { nodes: Some(5000), ..Limits::default() });
     assert!(r.nodes < 5000 + 2000, "{}", r.nodes);
     assert!(r.best.is_some());
+}
+
+/// Searches the Capablanca start to a fixed depth with these correction
+/// weights: the node count, the move, and how many correction entries it learnt.
+fn search_with_correction(pawns: i32, pieces: i32) -> (u64, Option<Move>, usize) {
+    let reg = crate::eval::catalogue::Catalogue::builtin();
+    let v = reg.get("capablanca").expect("variant ships");
+    let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
+    let eval = reg.evaluator(&v, EvalMode::Full);
+    let tt = TranspositionTable::new(4);
+    let control = SearchControl::default();
+    let mut params = DEFAULT_PARAMS;
+    params.correction_weight = pawns;
+    params.piece_correction_weight = pieces;
+    let limits = Limits { depth: Some(7), params, ..Limits::default() };
+    let mut search = Search::new(&mut pos, &tt, &eval, &control, &limits);
+    let result = search.run(&mut |_| {});
+    let learnt = search.into_histories().correction.nonzero_entries();
+    (result.nodes, result.best, learnt)
+}
+
+#[test]
+fn correction_weights_zero_leave_the_tables_untouched_and_others_change_the_search() {
+    let (off_nodes, off_best, off_learnt) = search_with_correction(0, 0);
+    assert!(off_best.is_some());
+    assert_eq!(off_learnt, 0, "weight 0 learns nothing");
+    let (pawn_nodes, pawn_best, pawn_learnt) = search_with_correction(100, 0);
+    assert!(pawn_best.is_some());
+    assert!(pawn_learnt > 10, "the pawn table learnt only {pawn_learnt} entries");
+    let (both_nodes, _, both_learnt) = search_with_correction(100, 100);
+    assert!(both_learnt > pawn_learnt, "the second table learnt too: {both_learnt} vs {pawn_learnt}");
+    // The corrected evaluation prunes differently.
+    assert_ne!(pawn_nodes, off_nodes);
+    assert_ne!(both_nodes, off_nodes);
+}
+
+/// Nodes of a fixed-depth search of `fen` with the margin `name` set to `value`.
+fn nodes_with(variant: &str, fen: &str, depth: u32, name: &str, value: i64) -> u64 {
+    let mut params = DEFAULT_PARAMS;
+    params.set(name, value).expect(name);
+    let limits = Limits { depth: Some(depth), params, ..Limits::default() };
+    let (r, mut pos) = search(variant, fen, limits);
+    let mut legal = MoveList::new();
+    pos.generate_legal(&mut legal);
+    assert!(r.best.is_some_and(|m| legal.contains(&m)), "{name}={value}: no legal best move");
+    r.nodes
+}
+
+#[test]
+fn each_refinement_changes_the_search_when_switched_on() {
+    // A middlegame with captures, checks and quiet moves: every refinement
+    // below has something to act on within a few plies.
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R1BQK2R w KQ - 0 9";
+    let depth = 8;
+    let base = nodes_with("chess", fen, depth, "history_bonus_max", DEFAULT_PARAMS.history_bonus_max as i64);
+    let switched_on = [
+        ("history_bonus_max", 400),
+        ("history_bonus_linear", 0),
+        ("rfp_blend", 1),
+        ("improving_fallback", 1),
+        ("razor_margin", 300),
+        ("probcut_margin", 200),
+        ("lmr_captures", 1),
+        ("tt_cut_history", 1),
+        ("tt_cut_history", 2),
+    ];
+    for (name, value) in switched_on {
+        let nodes = nodes_with("chess", fen, depth, name, value);
+        assert_ne!(nodes, base, "{name}={value} searched the same tree");
+    }
 }

@@ -179,8 +179,8 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", "{}", "missing field"),
         ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
-        ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
-        ("POST", "/api/pgn", r#"{"pgn":"1. Nf3 d5 2. d3 Nf6 3. Nd2 *"}"#, "move 5 (Nd2) is ambiguous: N"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 2. Ke3 is illegal"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. Nf3 d5 2. d3 Nf6 3. Nd2 *"}"#, "move 3. Nd2 is ambiguous: N"),
         ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, "bad FEN: "),
         ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];

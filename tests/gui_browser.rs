@@ -524,10 +524,14 @@ fn analyse_game_draws_the_graph() {
     let listed = browser.js("return document.querySelector('#moves span[data-ply=\"6\"]').textContent");
     assert_eq!(listed, json!("Qg5??"));
     let summary = browser.js("return document.getElementById('review-summary').textContent");
-    assert!(
-        summary.as_str().is_some_and(|s| s.contains("Black: average centipawn loss") && s.contains("1 ??")),
-        "{summary}"
-    );
+    assert!(summary.as_str().is_some_and(|s| s.contains("average centipawn loss") && s.contains("1 ??")), "{summary}");
+    // Each side's accuracy, as lichess computes it: the side that left its queen is the worse.
+    let accuracy = |side: &str| {
+        let text = summary.as_str().unwrap_or("");
+        let figure = text.split(&format!("{side}: accuracy ")).nth(1).and_then(|t| t.split('%').next());
+        figure.and_then(|f| f.parse::<u32>().ok()).unwrap_or_else(|| panic!("no accuracy of {side} in {text}"))
+    };
+    assert!(accuracy("Black") < accuracy("White") && accuracy("White") <= 100, "{summary}");
     // A click on the marked move jumps there; the bar shows the game analysis' score.
     browser.click("#graph circle.m-blunder");
     browser.wait_for("return ui.state.ply === 6", "the blunder viewed");

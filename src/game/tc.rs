@@ -1,5 +1,6 @@
 //! Time controls and search limits as written on the command line
-//! (`40/60+0.6`, `tc=10+0.1`, `st=0.5`, `nodes=2000`, `depth=6`, `inf`),
+//! (`40/60+0.6`, `tc=10+0.1`, `st=0.5` or `movetime=500`, `nodes=2000`,
+//! `depth=6`, `inf`),
 //! the chess clock that enforces them, and a running pair of clocks for a
 //! game played live (the board's).
 
@@ -39,7 +40,7 @@ pub struct TimeControl {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeControlError {
     /// A part that is none of the known forms.
-    #[error("bad time control {0:?} (use moves/time+inc, tc=time+inc, st=secs, nodes=N, depth=N or inf)")]
+    #[error("bad time control {0:?} (use moves/time+inc, tc=time+inc, st=secs, movetime=ms, nodes=N, depth=N or inf)")]
     Syntax(String),
 }
 
@@ -98,6 +99,8 @@ impl FromStr for TimeControl {
             match part.split_once('=') {
                 Some(("tc", v)) => tc.clock = Some(parse_clock(v, text)?),
                 Some(("st", v)) => tc.movetime = Some(seconds(v, text)?),
+                // Milliseconds, as `analyse --movetime` and UCI's `go movetime` take them.
+                Some(("movetime", v)) => tc.movetime = Some(Duration::from_millis(v.parse().map_err(|_| err())?)),
                 Some(("nodes", v)) => tc.nodes = Some(v.parse().map_err(|_| err())?),
                 Some(("depth", v)) => tc.depth = Some(v.parse().map_err(|_| err())?),
                 Some(_) => return Err(err()),
@@ -288,6 +291,10 @@ mod tests {
             let again: TimeControl = tc.to_string().parse().unwrap();
             assert_eq!(tc, again, "{text}");
         }
+        let st: TimeControl = "st=0.3".parse().unwrap();
+        assert_eq!(st.movetime, Some(Duration::from_millis(300)));
+        assert_eq!("movetime=300".parse::<TimeControl>().unwrap(), st, "the same limit in milliseconds");
+        assert!("movetime=0.3".parse::<TimeControl>().is_err());
         let tc: TimeControl = "tc=1:30+2".parse().unwrap();
         assert_eq!(tc.clock.unwrap().base, Duration::from_secs(90));
         assert!("".parse::<TimeControl>().is_err());

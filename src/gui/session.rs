@@ -17,9 +17,10 @@ use crate::board::outcome::Outcome;
 use crate::board::position::Position;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::Eval;
 use crate::game::pgn::Replayed;
 use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
-use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
+use crate::game::record::{make_recorded, GameRecord, PlayedMove, Termination};
 use crate::game::san::{move_to_san, parse_san};
 use crate::game::tc::{GameClock, TimeControl};
 use crate::rules::moves::{Move, MoveKind, MoveList};
@@ -470,7 +471,7 @@ impl Session {
             "pv_san": pv_san,
         });
         if play {
-            self.record(best, Some(comment(result.score, result.depth)))?;
+            self.record(best, Some(comment(result.score, result.depth, pos.side_to_move())))?;
         }
         Ok(reply)
     }
@@ -765,13 +766,15 @@ fn score_json(score: Score) -> Value {
     }
 }
 
-/// The PGN comment of an engine move (`+0.35/12`).
-fn comment(score: Score, depth: u32) -> String {
-    let (score_cp, mate) = match score {
+/// The PGN comment of an engine move, as lichess reads it: `[%eval 0.35]
+/// depth 12`, `[%eval #-3]` (White's view); `mover` is the engine's side.
+fn comment(score: Score, depth: u32, mover: Color) -> String {
+    let (cp, mate) = match score {
         Score::Cp(cp) => (Some(cp), None),
         Score::Mate(n) => (None, Some(n)),
     };
-    SearchInfo { score_cp, mate, depth: Some(depth) }.to_string()
+    let eval = Eval::from_side(cp, mate, mover).and_then(Eval::pgn_text).unwrap_or_default();
+    format!("[%eval {eval}] depth {depth}")
 }
 
 #[cfg(test)]
@@ -784,5 +787,12 @@ mod tests {
         assert_eq!(uci_squares("a9a10q"), ["a9", "a10"]);
         assert_eq!(uci_squares("P@e4"), ["e4"]);
         assert!(uci_squares("0000").is_empty());
+    }
+
+    #[test]
+    fn engine_moves_carry_lichess_evals_from_whites_view() {
+        assert_eq!(comment(Score::Cp(35), 12, Color::Black), "[%eval -0.35] depth 12");
+        assert_eq!(comment(Score::Mate(-3), 7, Color::Black), "[%eval #3] depth 7");
+        assert_eq!(comment(Score::Mate(2), 5, Color::White), "[%eval #2] depth 5");
     }
 }

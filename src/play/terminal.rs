@@ -50,9 +50,19 @@ pub struct PlayArgs {
     /// The colour you play: white or black.
     #[arg(long, default_value = "white")]
     pub color: String,
-    /// The engine's limits (as for `match`).
-    #[arg(long, default_value = "st=1")]
-    pub tc: String,
+    /// The engine's limits (as for `match`; also `movetime=MS`); default
+    /// `st=1` when no limit is given.
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// The engine's time per move in milliseconds (as `analyse` takes it; replaces `--tc`'s).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// The engine's search depth per move (as `analyse` takes it).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// The engine's node budget per move (as `analyse` takes it).
+    #[arg(long)]
+    pub nodes: Option<u64>,
     /// Seed of the random mover (with --random).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -139,7 +149,14 @@ impl PlaySetup {
             "black" | "b" => Color::Black,
             other => return Err(format!("unknown colour {other:?} (white or black)")),
         };
-        let tc: TimeControl = args.tc.parse().map_err(|e| format!("{e}"))?;
+        let limited = args.movetime.is_some() || args.depth.is_some() || args.nodes.is_some();
+        let text = args.tc.as_deref().unwrap_or(if limited { "inf" } else { "st=1" });
+        let mut tc: TimeControl = text.parse().map_err(|e| format!("{e}"))?;
+        if let Some(ms) = args.movetime {
+            tc.movetime = Some(Duration::from_millis(ms.max(1)));
+        }
+        tc.depth = args.depth.or(tc.depth);
+        tc.nodes = args.nodes.or(tc.nodes);
         let fen = args.fen.clone().unwrap_or_else(|| variant.start_fen.clone());
         Ok(PlaySetup { variant, human, tc, fen })
     }
@@ -172,11 +189,11 @@ impl Opponent {
     }
 
     /// Who the human plays against, for the greeting.
-    fn describe(args: &PlayArgs) -> String {
+    fn describe(args: &PlayArgs, tc: &TimeControl) -> String {
         match &args.engine {
             _ if args.random => format!("a random mover (seed {})", args.seed),
-            Some(cmd) => format!("{cmd} ({}, {})", args.proto, args.tc),
-            None => format!("menagerie's engine ({})", args.tc),
+            Some(cmd) => format!("{cmd} ({}, {tc})", args.proto),
+            None => format!("menagerie's engine ({tc})"),
         }
     }
 
@@ -308,7 +325,7 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
     println!(
         "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `legend` names the pieces, `quit` ends.",
         setup.human.name(),
-        Opponent::describe(args)
+        Opponent::describe(args, &setup.tc)
     );
     loop {
         println!("\n{}", draw_board(&pos));

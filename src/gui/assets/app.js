@@ -392,8 +392,9 @@ function renderGraph() {
     `<line class="mid" x1="0" y1="${GRAPH.h / 2}" x2="${GRAPH.w}" y2="${GRAPH.h / 2}"/>` +
     `<line class="cursor" x1="${cursor}" y1="0" x2="${cursor}" y2="${GRAPH.h}"/>` +
     marks;
-  const side = (name, s) => `${name}: average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
-  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. White above, Black below; click to view a move.`;
+  const accuracy = (s) => (s.accuracy === null || s.accuracy === undefined ? "" : `accuracy ${Math.round(s.accuracy)}%, `);
+  const side = (name, s) => `${name}: ${accuracy(s)}average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
+  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. The curve rises as White's chances grow (light: White's share); click to view a move.`;
 }
 
 function onGraphClick(event) {

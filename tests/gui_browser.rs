@@ -563,13 +563,27 @@ fn clocks_to_a_flag_fall_and_the_end_buttons() {
     browser.click("input[name=\"mode\"][value=\"white\"]");
     browser.type_into("#clock", "5+0");
     browser.click("#new");
-    browser.wait_for("return !!ui.state.clock && ui.state.clock.running === 'white'", "White's clock running");
+    browser.wait_for("return !!ui.state.clock && ui.state.moves.length === 0", "the clocks");
     assert_eq!(browser.js("return document.getElementById('clock-bottom').hidden"), json!(false));
+    // No clock runs before the first move.
+    let bottom = "return document.getElementById('clock-bottom').textContent";
+    assert_eq!(browser.js(bottom), json!("White 0:05"));
+    thread::sleep(Duration::from_millis(700));
+    assert_eq!(browser.js(bottom), json!("White 0:05"), "White's clock waits for the first move");
+    assert!(ok(addr, "GET", "/api/state", "")["clock"]["running"].is_null());
     browser.click_move("e2", "e4", 1);
-    browser.wait_for("return ui.state.moves.length === 2 && ui.state.side === 'white'", "the engine's timed answer");
+    browser.wait_for("return ui.state.moves.length === 2 && ui.state.side === 'white'", "the engine's answer");
     let state = ok(addr, "GET", "/api/state", "");
     assert_eq!(state["clock"]["running"], "white");
-    assert!(state["clock"]["black_ms"].as_i64().is_some_and(|ms| ms > 0 && ms < 5000), "{}", state["clock"]);
+    assert_eq!(state["clock"]["black_ms"].as_i64(), Some(5000), "Black's first move is free: {}", state["clock"]);
+    // The clock stops while the game is reviewed: an earlier position viewed.
+    browser.click("#nav-prev");
+    browser.wait_for("return ui.state.ply === 1 && ui.state.clock.paused && !ui.state.clock.running", "the review");
+    let frozen = browser.js(bottom);
+    thread::sleep(Duration::from_millis(700));
+    assert_eq!(browser.js(bottom), frozen, "no time passes in review");
+    browser.click("#nav-end");
+    browser.wait_for("return ui.state.ply === 2 && ui.state.clock.running === 'white'", "White's clock again");
     // White does not move: the flag falls.
     browser.wait_for("return ui.state.result !== null", "the flag fall");
     let status = browser.js("return document.getElementById('status').textContent");

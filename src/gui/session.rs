@@ -103,6 +103,8 @@ pub struct Session {
     analysis: Option<usize>,
     /// True while a `go` request waits for the engine's move.
     thinking: bool,
+    /// True while "Analyse game" runs: the clocks are paused.
+    reviewing: bool,
     hub: Arc<Hub>,
 }
 
@@ -122,6 +124,7 @@ impl Session {
             version: 0,
             analysis: None,
             thinking: false,
+            reviewing: false,
             hub,
         })
     }
@@ -187,6 +190,7 @@ impl Session {
                 "white_ms": c.left_ms(Color::White, now).max(0),
                 "black_ms": c.left_ms(Color::Black, now).max(0),
                 "running": c.running().map(|s| s.name().to_lowercase()),
+                "paused": c.is_paused(),
                 "control": c.control.to_string(),
             })
         });
@@ -401,15 +405,38 @@ impl Session {
     }
 
     /// The whole game as the rules replay it, for "Analyse game", with the
-    /// catalogue to analyse it and the version it belongs to.
-    pub fn game_for_analysis(&self) -> Result<(Catalogue, Replayed, u64), ApiError> {
+    /// catalogue to analyse it and the version it belongs to. The clocks
+    /// pause until [`Session::review_finished`].
+    pub fn game_for_analysis(&mut self) -> Result<(Catalogue, Replayed, u64), ApiError> {
         if self.line.is_empty() {
             return refuse("no moves to analyse");
         }
+        self.reviewing = true;
+        self.sync_clock();
         let variant = Arc::clone(self.engine.variant());
         let start = Position::from_fen(Arc::clone(&variant), &self.start_fen)?;
         let replayed = Replayed { variant, start, moves: self.line.clone() };
         Ok((self.engine.catalogue().clone(), replayed, self.version))
+    }
+
+    /// "Analyse game" is over: the clocks may run again.
+    pub fn review_finished(&mut self) {
+        self.reviewing = false;
+        self.sync_clock();
+    }
+
+    /// The clocks pause while the game is reviewed (an earlier position
+    /// viewed, "Analyse game" running) and run again at its last move.
+    fn sync_clock(&mut self) {
+        let review = self.reviewing || self.cursor != self.played.len();
+        let now = Instant::now();
+        if let Some(c) = &mut self.clock {
+            if review {
+                c.pause(now);
+            } else if c.is_paused() {
+                c.resume(now);
+            }
+        }
     }
 
     /// What an engine needs to judge a draw offer: the catalogue and the
@@ -603,6 +630,7 @@ impl Session {
     /// After every change of the game: a new version, the pages told, the
     /// analysis moved to the new position.
     fn changed(&mut self) {
+        self.sync_clock();
         self.version += 1;
         self.thinking = false;
         self.restart_analysis();

@@ -576,6 +576,11 @@ fn clocks_resignation_and_draw_offers() {
     let clock = &reply["state"]["clock"];
     assert_eq!(clock["running"], "black");
     assert!(clock["white_ms"].as_i64().is_some_and(|ms| ms > 20_000 && ms <= 31_000), "{clock}");
+    // The PGN carries each move's time left as lichess writes it; the engine's move its evaluation too.
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
+    let flat = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("1. e4 {[%clk 0:00:30]} e5 {[%clk 0:00:30]} 2. "), "{pgn}");
+    assert!(flat.contains("{[%eval ") && flat.contains("[%clk 0:00:"), "{pgn}");
     // Viewing an earlier position pauses the clocks; back at the last move Black's runs again.
     let s = ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
     assert_eq!((s["clock"]["running"].as_str(), s["clock"]["paused"].as_bool()), (None, Some(true)));

@@ -603,19 +603,26 @@ impl Session {
     }
 
     /// Plays a legal move of the viewed position (the game's last) and
-    /// records it; the mover's clock is charged. A move made after its
-    /// side's flag fell is refused, and the game ends.
+    /// records it; the mover's clock is charged, and its time left goes to
+    /// the move's comment as lichess writes it (`[%clk 0:04:58]`). A move
+    /// made after its side's flag fell is refused, and the game ends.
     fn record(&mut self, m: Move, comment: Option<String>) -> Result<(), ApiError> {
         let mut pos = self.engine.position().clone();
         let side = pos.side_to_move();
+        let mut clk = None;
         if let Some(clock) = &mut self.clock {
-            if !clock.moved(side, Instant::now()) {
+            let now = Instant::now();
+            if !clock.moved(side, now) {
                 self.check_flag();
                 return refuse(format!("{}'s flag fell before the move", side_name(side)));
             }
+            clk = Some(clk_text(clock.left_ms(side, now)));
         }
         let mut played = make_recorded(&mut pos, m, String::new());
-        played.comment = comment;
+        played.comment = match (comment, clk) {
+            (Some(c), Some(k)) => Some(format!("{c} {k}")),
+            (c, k) => c.or(k),
+        };
         self.engine.play_move(m);
         self.played.push(played);
         self.line.push(m);
@@ -696,6 +703,12 @@ impl Session {
         })?;
         Ok(())
     }
+}
+
+/// Time left as lichess's PGN writes it: `[%clk 0:04:58]` (whole seconds).
+fn clk_text(ms: i64) -> String {
+    let secs = ms.max(0) / 1000;
+    format!("[%clk {}:{:02}:{:02}]", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// `White` or `Black`, as a sentence starts.
@@ -822,5 +835,8 @@ mod tests {
         assert_eq!(comment(Score::Cp(35), 12, Color::Black), "[%eval -0.35] depth 12");
         assert_eq!(comment(Score::Mate(-3), 7, Color::Black), "[%eval #3] depth 7");
         assert_eq!(comment(Score::Mate(2), 5, Color::White), "[%eval #2] depth 5");
+        assert_eq!(clk_text(298_700), "[%clk 0:04:58]");
+        assert_eq!(clk_text(3_723_000), "[%clk 1:02:03]");
+        assert_eq!(clk_text(-5), "[%clk 0:00:00]");
     }
 }

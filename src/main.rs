@@ -123,7 +123,7 @@ fn main() -> ExitCode {
         Some(Command::Uci) => serve(catalogue, Protocol::Uci),
         Some(Command::Xboard) => serve(catalogue, Protocol::Xboard),
         Some(Command::Match(args)) => menagerie::matches::cli::run_match_command(&args, registry),
-        Some(Command::Play(args)) => menagerie::play::terminal::run_play(&args, registry),
+        Some(Command::Play(args)) => menagerie::play::terminal::run_play(&args, &catalogue),
         Some(Command::Analyse(args)) => menagerie::play::analyse::run_analyse(&args, &catalogue),
         Some(Command::Score(args)) => menagerie::matches::score::run_score(&args),
         Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),

@@ -56,7 +56,7 @@ fn annotate_and_read_back(file: &str, variant: &str) -> String {
     assert_eq!(games[0].tag("Annotator"), Some("menagerie (nodes=2000 per position)"));
     // A score after every move: no move of these games ends them by the rules.
     assert_eq!(out.matches("[%eval ").count(), plies, "{out}");
-    assert!(out.contains("White: average centipawn loss "), "{out}");
+    assert!(out.contains("White: accuracy ") && out.contains("%, average centipawn loss "), "{out}");
     // Every mark comes with its comment and the engine's better line.
     let marked = games[0].moves.iter().filter(|m| m.ends_with('?') || m.ends_with("?!")).count();
     let explained = ["Inaccuracy (", "Mistake (", "Blunder ("].iter().map(|w| out.matches(w).count()).sum::<usize>();
@@ -87,7 +87,7 @@ fn a_planted_blunder_is_marked_and_the_better_move_given() {
     assert!(flat.contains("3... Qg5?? {[%eval "), "{out}");
     // The variation starts from the position before the blunder, with Black's move.
     assert!(flat.contains("was best.} (3... "), "{out}");
-    assert!(out.contains("Black: average centipawn loss"), "{out}");
+    assert!(out.contains("Black: accuracy "), "{out}");
     assert!(out.contains("0 mistakes, 1 blunder."), "{out}");
 
     let (ok, json, err) = run(&["analyse", "--pgn", &data("chess-blunder.pgn"), "--nodes", "20000", "--json"]);
@@ -101,6 +101,10 @@ fn a_planted_blunder_is_marked_and_the_better_move_given() {
     assert!(qg5["loss_cp"].as_i64().is_some_and(|cp| cp > 300), "{qg5}");
     assert_ne!(qg5["best"], "d8g5");
     assert_eq!(game["summary"]["black"]["blunders"], 1);
+    // Each side's accuracy, lichess's: the blunderer's is the lower, the blunder's own below 50.
+    let accuracy = |side: &str| game["summary"][side]["accuracy"].as_f64().unwrap_or(-1.0);
+    assert!((0.0..accuracy("white")).contains(&accuracy("black")) && accuracy("white") <= 100.0, "{game}");
+    assert!(qg5["accuracy"].as_f64().is_some_and(|a| a < 50.0), "{qg5}");
     assert_eq!(game["summary"]["white"]["blunders"], 0);
     assert_eq!(game["moves"].as_array().map(Vec::len), Some(7));
     assert_eq!(read_pgn(game["pgn"].as_str().unwrap_or(""))[0].moves.len(), 7);
@@ -113,7 +117,7 @@ fn output_file_gets_the_pgn_and_stdout_the_summaries() {
     let path = file.display().to_string();
     let (ok, out, err) = run(&["analyse", "--pgn", &data("chess-blunder.pgn"), "--nodes", "5000", "--output", &path]);
     assert!(ok, "{err}");
-    assert!(out.starts_with("game 1: White - Black (chess, 7 moves, 1-0)\n  White: "), "{out}");
+    assert!(out.starts_with("game 1: White - Black (chess, 4 moves, 1-0)\n  White: "), "{out}");
     let written = std::fs::read_to_string(&file).expect("written");
     assert_eq!(read_pgn(&written)[0].moves.len(), 7);
 }
@@ -159,7 +163,7 @@ fn bad_input_is_a_one_line_error() {
     let empty = write("empty.pgn", "\n\n");
     let bad_bm = write("bad.epd", "8/8/8/8/8/8/8/K6k w - - bm Qh7;\n");
     let cases: [(&[&str], &str); 7] = [
-        (&["analyse", "--pgn", &illegal], "game 1: move 3 (Ke3) is illegal"),
+        (&["analyse", "--pgn", &illegal], "game 1: move 2. Ke3 is illegal"),
         (&["analyse", "--pgn", &unknown], "game 1: unknown variant \"shogi\""),
         (&["analyse", "--pgn", &empty], "no game in"),
         (&["analyse", "--pgn", &data("chess-blunder.pgn"), "--game", "2"], "has games 1 to 1"),

@@ -179,8 +179,8 @@ fn refusals_are_one_line_and_keep_the_game() {
         ("POST", "/api/pgn", "{}", "missing field"),
         ("POST", "/api/pgn", r#"{"pgn":""}"#, "no game"),
         ("POST", "/api/pgn", r#"{"pgn":"[Variant \"shogi\"]\n\n1. e4 *"}"#, "unknown variant"),
-        ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 3 (Ke3) is illegal"),
-        ("POST", "/api/pgn", r#"{"pgn":"1. Nf3 d5 2. d3 Nf6 3. Nd2 *"}"#, "move 5 (Nd2) is ambiguous: N"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#, "move 2. Ke3 is illegal"),
+        ("POST", "/api/pgn", r#"{"pgn":"1. Nf3 d5 2. d3 Nf6 3. Nd2 *"}"#, "move 3. Nd2 is ambiguous: N"),
         ("POST", "/api/pgn", r#"{"pgn":"[FEN \"xx\"]\n\n1. e4 *"}"#, "bad FEN: "),
         ("POST", "/api/pgn", &long_game, "over 2000 moves"),
     ];
@@ -564,26 +564,45 @@ fn clocks_resignation_and_draw_offers() {
     assert!(refused(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"st=1"}"#, 400)
         .contains("needs a time control"));
     assert!(refused(addr, "POST", "/api/go", r#"{"clock":true,"play":true}"#, 400).contains("no clock is running"));
-    // The engine plays on its clock.
+    // No clock runs before a side's first move (as on lichess); then the engine plays on its clock.
     let s = ok(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"30+1"}"#);
-    assert_eq!((s["clock"]["running"].as_str(), s["clock"]["control"].as_str()), (Some("white"), Some("30+1")));
+    assert_eq!((s["clock"]["running"].as_str(), s["clock"]["control"].as_str()), (None, Some("30+1")));
+    assert!(refused(addr, "POST", "/api/go", r#"{"clock":true,"play":true}"#, 400).contains("no clock is running"));
+    ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    let s = ok(addr, "POST", "/api/move", r#"{"move":"e7e5"}"#);
+    assert_eq!(s["clock"]["running"], "white");
+    assert_eq!((s["clock"]["white_ms"].as_i64(), s["clock"]["black_ms"].as_i64()), (Some(30_000), Some(30_000)));
     let reply = ok(addr, "POST", "/api/go", r#"{"clock":true,"play":true}"#);
     let clock = &reply["state"]["clock"];
     assert_eq!(clock["running"], "black");
     assert!(clock["white_ms"].as_i64().is_some_and(|ms| ms > 20_000 && ms <= 31_000), "{clock}");
+    // The PGN carries each move's time left as lichess writes it; the engine's move its evaluation too.
+    let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
+    let flat = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("1. e4 {[%clk 0:00:30]} e5 {[%clk 0:00:30]} 2. "), "{pgn}");
+    assert!(flat.contains("{[%eval ") && flat.contains("[%clk 0:00:"), "{pgn}");
+    // Viewing an earlier position pauses the clocks; back at the last move Black's runs again.
+    let s = ok(addr, "POST", "/api/view", r#"{"ply":1}"#);
+    assert_eq!((s["clock"]["running"].as_str(), s["clock"]["paused"].as_bool()), (None, Some(true)));
+    let paused_at = s["clock"]["black_ms"].as_i64();
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!(ok(addr, "GET", "/api/state", "")["clock"]["black_ms"].as_i64(), paused_at, "no time passes in review");
+    let s = ok(addr, "POST", "/api/view", r#"{"ply":3}"#);
+    assert_eq!((s["clock"]["running"].as_str(), s["clock"]["paused"].as_bool()), (Some("black"), Some(false)));
     // A flag falls: the side loses, and nothing more is played.
     ok(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"1+0"}"#);
     ok(addr, "POST", "/api/move", r#"{"move":"e2e4"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"e7e5"}"#);
     thread::sleep(Duration::from_millis(1200));
     let s = ok(addr, "POST", "/api/flag", "");
-    assert_eq!(s["result"]["result"], "1-0");
-    assert_eq!(s["result"]["reason"], "Black's flag fell");
+    assert_eq!(s["result"]["result"], "0-1");
+    assert_eq!(s["result"]["reason"], "White's flag fell");
     assert!(s["clock"]["running"].is_null());
-    assert!(refused(addr, "POST", "/api/move", r#"{"move":"e7e5"}"#, 400)
-        .contains("the game is over: 1-0 (Black's flag fell)"));
+    assert!(refused(addr, "POST", "/api/move", r#"{"move":"g1f3"}"#, 400)
+        .contains("the game is over: 0-1 (White's flag fell)"));
     let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
     assert!(pgn.contains("[Termination \"time forfeit\"]") && pgn.contains("[TimeControl \"1\"]"), "{pgn}");
-    assert!(pgn.contains("{Black's flag fell} 1-0"), "{pgn}");
+    assert!(pgn.contains("{White's flag fell} 0-1"), "{pgn}");
     // Resignation.
     ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
     assert!(refused(addr, "POST", "/api/resign", r#"{"side":"red"}"#, 400).contains("\"white\" or \"black\""));

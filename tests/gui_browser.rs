@@ -8,7 +8,7 @@
 //! arrow keys) and checks the board at each move, plays from an earlier move
 //! after the page asks, reads Clash 5's legend and the names shown on
 //! hover, runs "Analyse game" and finds the graph with the planted blunder,
-//! and plays the engine with clocks until a flag falls.
+//! and plays the engine with clocks until a flag falls; drags men.
 //!
 //! An `#[ignore]`d test plays whole games against the engine by clicks in
 //! Clockwork, Relocation and Clash 5 (`-- --ignored --nocapture`).
@@ -154,6 +154,20 @@ impl Browser {
             thread::sleep(Duration::from_millis(50));
         }
         panic!("cannot click {css}: {last_error}");
+    }
+
+    /// Presses the mouse on `from`, moves it in steps to `to` and lets go there.
+    fn drag(&self, from: &str, to: &str) {
+        let center = |css: &str| {
+            let v = self.js(&format!("const r = document.querySelector('{css}').getBoundingClientRect(); return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)]"));
+            (v[0].as_i64().unwrap_or(0), v[1].as_i64().unwrap_or(0))
+        };
+        let ((fx, fy), (tx, ty)) = (center(from), center(to));
+        let step = |x: i64, y: i64, ms: u64| json!({"type": "pointerMove", "origin": "viewport", "x": x, "y": y, "duration": ms});
+        let actions = json!([step(fx, fy, 0), {"type": "pointerDown", "button": 0}, step(fx + 8, fy - 8, 50),
+            step((fx + tx) / 2, (fy + ty) / 2, 100), step(tx, ty, 100), {"type": "pointerUp", "button": 0}]);
+        let body = json!({"actions": [{"type": "pointer", "id": "drag", "parameters": {"pointerType": "mouse"}, "actions": actions}]});
+        self.call("POST", "/actions", &body);
     }
 
     fn square(&self, name: &str) -> String {
@@ -524,10 +538,14 @@ fn analyse_game_draws_the_graph() {
     let listed = browser.js("return document.querySelector('#moves span[data-ply=\"6\"]').textContent");
     assert_eq!(listed, json!("Qg5??"));
     let summary = browser.js("return document.getElementById('review-summary').textContent");
-    assert!(
-        summary.as_str().is_some_and(|s| s.contains("Black: average centipawn loss") && s.contains("1 ??")),
-        "{summary}"
-    );
+    assert!(summary.as_str().is_some_and(|s| s.contains("average centipawn loss") && s.contains("1 ??")), "{summary}");
+    // Each side's accuracy, as lichess computes it: the side that left its queen is the worse.
+    let accuracy = |side: &str| {
+        let text = summary.as_str().unwrap_or("");
+        let figure = text.split(&format!("{side}: accuracy ")).nth(1).and_then(|t| t.split('%').next());
+        figure.and_then(|f| f.parse::<u32>().ok()).unwrap_or_else(|| panic!("no accuracy of {side} in {text}"))
+    };
+    assert!(accuracy("Black") < accuracy("White") && accuracy("White") <= 100, "{summary}");
     // A click on the marked move jumps there; the bar shows the game analysis' score.
     browser.click("#graph circle.m-blunder");
     browser.wait_for("return ui.state.ply === 6", "the blunder viewed");
@@ -547,6 +565,34 @@ fn analyse_game_draws_the_graph() {
     browser.wait_for("return ui.state.ply <= 1", "the start of the game");
 }
 
+/// Drag and drop beside clicking: a man dragged to a legal square moves; one
+/// dropped on a square it cannot reach goes back; a man in hand is dragged onto the board.
+#[test]
+fn a_man_is_dragged_and_dropped() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    browser.drag("[data-square=\"e2\"]", "[data-square=\"e4\"]");
+    browser.wait_for("return ui.state.moves.length === 1", "the dragged move");
+    assert_eq!((browser.square("e4"), browser.square("e2")), ("P".to_string(), String::new()));
+    assert_eq!(browser.js("return document.querySelectorAll('.drag-ghost').length"), json!(0));
+    // A knight dropped where it cannot go stays home.
+    browser.drag("[data-square=\"g8\"]", "[data-square=\"g5\"]");
+    browser.wait_for("return document.querySelectorAll('.drag-ghost').length === 0", "the drop");
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!((browser.square("g8"), browser.js("return ui.state.moves.length")), ("n".to_string(), json!(1)));
+    // A man in hand dragged onto the board is dropped there.
+    let fen = "4k3/8/8/8/8/8/8/4K3[U] w - - 0 1";
+    ok(addr, "POST", "/api/new", &json!({"variant": "clockwork", "fen": fen}).to_string());
+    browser.wait_for("return document.querySelectorAll('.held').length === 1", "the hand");
+    browser.drag("[data-hand=\"white\"][data-piece=\"U\"]", "[data-square=\"d4\"]");
+    browser.wait_for("return ui.state.moves.length === 1", "the drop");
+    assert_eq!(browser.square("d4"), "U");
+}
+
 /// A game against the engine with clocks: the person's flag falls and
 /// loses; resign and draw buttons end games too.
 #[test]
@@ -559,13 +605,27 @@ fn clocks_to_a_flag_fall_and_the_end_buttons() {
     browser.click("input[name=\"mode\"][value=\"white\"]");
     browser.type_into("#clock", "5+0");
     browser.click("#new");
-    browser.wait_for("return !!ui.state.clock && ui.state.clock.running === 'white'", "White's clock running");
+    browser.wait_for("return !!ui.state.clock && ui.state.moves.length === 0", "the clocks");
     assert_eq!(browser.js("return document.getElementById('clock-bottom').hidden"), json!(false));
+    // No clock runs before the first move.
+    let bottom = "return document.getElementById('clock-bottom').textContent";
+    assert_eq!(browser.js(bottom), json!("White 0:05.0"));
+    thread::sleep(Duration::from_millis(700));
+    assert_eq!(browser.js(bottom), json!("White 0:05.0"), "White's clock waits for the first move");
+    assert!(ok(addr, "GET", "/api/state", "")["clock"]["running"].is_null());
     browser.click_move("e2", "e4", 1);
-    browser.wait_for("return ui.state.moves.length === 2 && ui.state.side === 'white'", "the engine's timed answer");
+    browser.wait_for("return ui.state.moves.length === 2 && ui.state.side === 'white'", "the engine's answer");
     let state = ok(addr, "GET", "/api/state", "");
     assert_eq!(state["clock"]["running"], "white");
-    assert!(state["clock"]["black_ms"].as_i64().is_some_and(|ms| ms > 0 && ms < 5000), "{}", state["clock"]);
+    assert_eq!(state["clock"]["black_ms"].as_i64(), Some(5000), "Black's first move is free: {}", state["clock"]);
+    // The clock stops while the game is reviewed: an earlier position viewed.
+    browser.click("#nav-prev");
+    browser.wait_for("return ui.state.ply === 1 && ui.state.clock.paused && !ui.state.clock.running", "the review");
+    let frozen = browser.js(bottom);
+    thread::sleep(Duration::from_millis(700));
+    assert_eq!(browser.js(bottom), frozen, "no time passes in review");
+    browser.click("#nav-end");
+    browser.wait_for("return ui.state.ply === 2 && ui.state.clock.running === 'white'", "White's clock again");
     // White does not move: the flag falls.
     browser.wait_for("return ui.state.result !== null", "the flag fall");
     let status = browser.js("return document.getElementById('status').textContent");

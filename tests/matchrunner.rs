@@ -512,9 +512,9 @@ fn play_against_random_mover() {
     assert!(out.status.success());
     assert!(text.contains("10 r n a b q k b c n r") || text.contains(" 8 r n a b q k b c n r"), "{text}");
     assert!(text.contains("a b c d e f g h i j"), "{text}");
-    assert!(text.contains("You play e4 (e2e4)"), "{text}");
+    assert!(text.contains("You play 1. e4 (e2e4)"), "{text}");
     assert!(text.contains("Engine plays"), "{text}");
-    assert!(text.contains("bad move syntax \"bogus\""), "{text}");
+    assert!(text.contains("Your move: bogus: not a move (help lists the commands)\n"), "{text}");
 }
 
 #[test]
@@ -606,6 +606,6 @@ fn play_takes_san_and_uci_text() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     let played: Vec<&str> = text.lines().filter_map(|l| l.split("Your move: You play ").nth(1)).collect();
-    assert_eq!(played, ["e4 (e2e4)", "Nf3 (g1f3)", "d3 (d2d3)", "Be2 (f1e2)"], "{text}");
-    assert!(text.contains("bad move syntax \"O-O-O\", nor a legal move in SAN; legal moves: "), "{text}");
+    assert_eq!(played, ["1. e4 (e2e4)", "2. Nf3 (g1f3)", "3. d3 (d2d3)", "4. Be2 (f1e2)"], "{text}");
+    assert!(text.contains("Your move: O-O-O: not legal here (moves lists the legal ones)\n"), "{text}");
 }

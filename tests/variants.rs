@@ -70,7 +70,7 @@ fn missing_king_in_start_position() {
 
 #[test]
 fn missing_royal_directive() {
-    assert_eq!(first_error(&BASE.replace("royal K\n", "")), "t.var:0:1: missing 'royal' (the piece to checkmate)");
+    assert_eq!(first_error(&BASE.replace("royal K\n", "")), "t.var: missing 'royal' (the piece to checkmate)");
 }
 
 #[test]

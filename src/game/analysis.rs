@@ -12,9 +12,13 @@
 //! at least 0.1 is an inaccuracy, 0.2 a mistake, 0.3 a blunder (5, 10 and 15
 //! points of winning percentage). A move the engine itself chose is never
 //! marked.
+//!
+//! Each move's accuracy and each side's game accuracy follow lichess too
+//! ([`super::accuracy`]), from the same drops of winning chances.
 
 use serde_json::{json, Value};
 
+use super::accuracy::{game_accuracy, move_accuracy};
 use super::san::{line_to_san, move_to_san, numbered_line};
 use crate::board::position::Position;
 use crate::rules::moves::Move;
@@ -100,6 +104,11 @@ impl Eval {
                 2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0
             }
         }
+    }
+
+    /// lichess's Win% from `pov`'s point of view, 0 to 100 (50 + 50 × chances).
+    pub fn win_percent(self, pov: Color) -> f64 {
+        50.0 + 50.0 * self.chances(pov)
     }
 
     /// The `[%eval]` text: `0.35`, `-1.20`, `#3`, `#-2`; a draw by the rules
@@ -250,6 +259,8 @@ pub struct MoveAnalysis {
     pub loss_cp: i32,
     /// Winning chances lost (0 to 2).
     pub chance_loss: f64,
+    /// The move's accuracy as lichess computes it, 0 to 100.
+    pub accuracy: f64,
     /// The mark, if the move earns one.
     pub mark: Option<Mark>,
 }
@@ -261,6 +272,8 @@ pub struct SideSummary {
     pub moves: usize,
     /// Average centipawn loss.
     pub acpl: f64,
+    /// The game accuracy as lichess computes it, 0 to 100 (None without moves).
+    pub accuracy: Option<f64>,
     /// `?!` count.
     pub inaccuracies: usize,
     /// `?` count.
@@ -270,11 +283,12 @@ pub struct SideSummary {
 }
 
 impl SideSummary {
-    /// `24 ACPL, 1 inaccuracy, 0 mistakes, 1 blunder`.
+    /// `accuracy 87%, average centipawn loss 24, 1 inaccuracy, 0 mistakes, 1 blunder`.
     pub fn text(&self) -> String {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let accuracy = self.accuracy.map_or(String::new(), |a| format!("accuracy {a:.0}%, "));
         format!(
-            "average centipawn loss {:.0}, {}, {}, {}",
+            "{accuracy}average centipawn loss {:.0}, {}, {}, {}",
             self.acpl,
             plural(self.inaccuracies, "inaccuracy", "inaccuracies"),
             plural(self.mistakes, "mistake", "mistakes"),
@@ -286,6 +300,7 @@ impl SideSummary {
         json!({
             "moves": self.moves,
             "acpl": (self.acpl * 10.0).round() / 10.0,
+            "accuracy": self.accuracy.map(|a| (a * 10.0).round() / 10.0),
             "inaccuracies": self.inaccuracies,
             "mistakes": self.mistakes,
             "blunders": self.blunders,
@@ -329,6 +344,8 @@ pub fn analyse_moves(
             (cp, (before.eval.chances(mover) - after.eval.chances(mover)).max(0.0))
         };
         let mark = thresholds.mark(chance_loss);
+        // The drop in Win% is 50 times the drop in chances (a best move drops nothing).
+        let accuracy = move_accuracy(50.0 * chance_loss, 0.0);
         let line = line_to_san(&pos, &before.line[..before.line.len().min(VARIATION_MOVES)]);
         let side = usize::from(mover == Color::Black);
         totals[side].0 += 1;
@@ -349,16 +366,25 @@ pub fn analyse_moves(
             line_san: line,
             loss_cp,
             chance_loss,
+            accuracy,
             mark,
         });
         pos.make(m);
     }
-    let summary = totals.map(|(moves, loss, marks)| SideSummary {
-        moves,
-        acpl: if moves == 0 { 0.0 } else { loss as f64 / moves as f64 },
-        inaccuracies: marks[0],
-        mistakes: marks[1],
-        blunders: marks[2],
+    let wins: Vec<f64> =
+        assessments.iter().take(analysed.len() + 1).map(|a| a.eval.win_percent(Color::White)).collect();
+    let accuracies: Vec<f64> = analysed.iter().map(|m| m.accuracy).collect();
+    let accuracy = game_accuracy(&wins, &accuracies, start.side_to_move() == Color::White);
+    let summary = [0, 1].map(|side| {
+        let (moves, loss, marks) = totals[side];
+        SideSummary {
+            moves,
+            acpl: if moves == 0 { 0.0 } else { loss as f64 / moves as f64 },
+            accuracy: accuracy[side],
+            inaccuracies: marks[0],
+            mistakes: marks[1],
+            blunders: marks[2],
+        }
     });
     GameAnalysis { moves: analysed, summary, start: assessments.first().map_or(Eval::Cp(0), |v| v.eval) }
 }
@@ -450,6 +476,7 @@ pub fn analysis_json(analysis: &GameAnalysis) -> Value {
                 "line_san": m.line_san,
                 "loss_cp": m.loss_cp,
                 "chance_loss": (m.chance_loss * 1000.0).round() / 1000.0,
+                "accuracy": (m.accuracy * 10.0).round() / 10.0,
                 "white_chances": (m.after.chances(Color::White) * 1000.0).round() / 1000.0,
                 "mark": m.mark.map(Mark::symbol),
             })
@@ -514,6 +541,14 @@ mod tests {
         assert_eq!(analysis.moves[1].loss_cp, 865);
         assert_eq!(analysis.moves[1].best_san.as_deref(), Some("e5"));
         assert_eq!(analysis.summary[1].blunders, 1);
+        // e4 was the engine's own move: 100. Nc6 dropped Black's Win% from
+        // 50 + 50 x chances(-35) = 46.78 to that of -900, 3.51: by 43.27, so
+        // 103.17 x exp(-1.8843) = 103.17 x 0.1519 = 15.68, - 3.17 + 1 = 13.51;
+        // alone, it is Black's game accuracy.
+        assert_eq!(analysis.summary[0].accuracy, Some(100.0));
+        let black = analysis.summary[1].accuracy.unwrap();
+        assert!((black - 13.51).abs() < 0.01 && (black - analysis.moves[1].accuracy).abs() < 1e-9, "{black}");
+        assert!(analysis.summary[0].text().starts_with("accuracy 100%, average centipawn loss 0"));
         let tags = vec![("Event".to_string(), "t".to_string()), ("Result".to_string(), "*".to_string())];
         let pgn = annotated_pgn(&tags, "*", &start, &analysis, "menagerie");
         assert!(pgn.contains("1. e4 {[%eval 0.35]} 1... Nc6?? {[%eval 9.00]}"), "{pgn}");

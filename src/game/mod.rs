@@ -1,8 +1,9 @@
 //! The game's notation and record, below both the arbiter (`tournament`) and
 //! the board (`gui`), and shared with self-play (`tune`): SAN, PGN, the game
-//! record, time controls, openings, adjudication, test suites (EPD) and the
-//! analysis of a game move by move.
+//! record, time controls, openings, adjudication, test suites (EPD), the
+//! analysis of a game move by move and its accuracy as lichess gives it.
 
+pub mod accuracy;
 pub mod adjudicate;
 pub mod analysis;
 pub mod epd;

@@ -10,6 +10,7 @@ use super::san::parse_san;
 use crate::board::position::Position;
 use crate::board::registry::Registry;
 use crate::rules::moves::Move;
+use crate::rules::piece::Color;
 use crate::rules::variant::Variant;
 
 /// Tags besides those a game record carries.
@@ -177,11 +178,14 @@ pub fn replay(registry: &Registry, game: &PgnGame) -> Result<Replayed, String> {
     };
     let mut pos = start.clone();
     let mut moves = Vec::with_capacity(game.moves.len());
-    for (i, text) in game.moves.iter().enumerate() {
+    for text in &game.moves {
+        // Named as people write it: `3. Ke3`, `3... Ke3`.
+        let dots = if pos.side_to_move() == Color::White { "." } else { "..." };
+        let named = format!("move {}{dots} {text}", pos.state().fullmove);
         if pos.game_end().is_some() {
-            return Err(format!("move {} ({text}) comes after the end of the game", i + 1));
+            return Err(format!("{named} comes after the end of the game"));
         }
-        let m = parse_san(&mut pos, text).map_err(|e| format!("move {} ({text}) is {}", i + 1, e.reason()))?;
+        let m = parse_san(&mut pos, text).map_err(|e| format!("{named} is {}", e.reason()))?;
         moves.push(m);
         pos.make(m);
     }

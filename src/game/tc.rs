@@ -1,5 +1,6 @@
 //! Time controls and search limits as written on the command line
-//! (`40/60+0.6`, `tc=10+0.1`, `st=0.5`, `nodes=2000`, `depth=6`, `inf`),
+//! (`40/60+0.6`, `tc=10+0.1`, `st=0.5` or `movetime=500`, `nodes=2000`,
+//! `depth=6`, `inf`),
 //! the chess clock that enforces them, and a running pair of clocks for a
 //! game played live (the board's).
 
@@ -39,7 +40,7 @@ pub struct TimeControl {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeControlError {
     /// A part that is none of the known forms.
-    #[error("bad time control {0:?} (use moves/time+inc, tc=time+inc, st=secs, nodes=N, depth=N or inf)")]
+    #[error("bad time control {0:?} (use moves/time+inc, tc=time+inc, st=secs, movetime=ms, nodes=N, depth=N or inf)")]
     Syntax(String),
 }
 
@@ -98,6 +99,8 @@ impl FromStr for TimeControl {
             match part.split_once('=') {
                 Some(("tc", v)) => tc.clock = Some(parse_clock(v, text)?),
                 Some(("st", v)) => tc.movetime = Some(seconds(v, text)?),
+                // Milliseconds, as `analyse --movetime` and UCI's `go movetime` take them.
+                Some(("movetime", v)) => tc.movetime = Some(Duration::from_millis(v.parse().map_err(|_| err())?)),
                 Some(("nodes", v)) => tc.nodes = Some(v.parse().map_err(|_| err())?),
                 Some(("depth", v)) => tc.depth = Some(v.parse().map_err(|_| err())?),
                 Some(_) => return Err(err()),
@@ -203,7 +206,9 @@ impl Clock {
     }
 }
 
-/// Both sides' clocks in a game played live: the side to move's runs.
+/// Both sides' clocks in a game played live, as lichess runs them: the
+/// side to move's clock runs, except before that side's first move (each
+/// side's first move is free) and while the game is paused (reviewed).
 #[derive(Clone, Debug)]
 pub struct GameClock {
     /// The time control.
@@ -211,14 +216,19 @@ pub struct GameClock {
     clocks: [Clock; 2],
     /// The side whose clock runs, and since when.
     running: Option<(Color, Instant)>,
+    /// The side to move (None once stopped for good).
+    to_move: Option<Color>,
+    /// True while the game is reviewed: no clock runs.
+    paused: bool,
 }
 
 impl GameClock {
-    /// Full clocks for `control` (None when it has no clock), `side`'s running from `now`.
-    pub fn start(control: TimeControl, side: Color, now: Instant) -> Option<GameClock> {
+    /// Full clocks for `control` (None when it has no clock), `side` to
+    /// move; no clock runs until a side has made its first move.
+    pub fn start(control: TimeControl, side: Color, _now: Instant) -> Option<GameClock> {
         control.clock?;
         let clock = Clock::new(&control);
-        Some(GameClock { control, clocks: [clock, clock], running: Some((side, now)) })
+        Some(GameClock { control, clocks: [clock, clock], running: None, to_move: Some(side), paused: false })
     }
 
     /// `side`'s time left at `now`, in milliseconds (negative once its flag fell).
@@ -228,6 +238,11 @@ impl GameClock {
             Some((s, since)) if s == side => left - now.saturating_duration_since(since).as_millis() as i64,
             _ => left,
         }
+    }
+
+    /// `side`'s clock as it stands at `now` (for an engine's search).
+    pub fn clock(&self, side: Color, now: Instant) -> Clock {
+        Clock { left_ms: self.left_ms(side, now), ..self.clocks[side.index()] }
     }
 
     /// The side whose clock runs.
@@ -240,27 +255,66 @@ impl GameClock {
         self.running.map(|(s, _)| s).filter(|&s| self.left_ms(s, now) <= 0)
     }
 
-    /// `side` moved at `now`: its time is charged (plus the increment) and
-    /// the other side's clock starts. False, with nothing charged, when
-    /// `side`'s flag had already fallen.
+    /// `side` moved at `now`: its time is charged (plus the increment; a
+    /// first move costs nothing) and the other side's clock starts if that
+    /// side has moved before. False, with nothing charged, when `side`'s
+    /// flag had already fallen.
     pub fn moved(&mut self, side: Color, now: Instant) -> bool {
-        let Some((running, since)) = self.running else { return true };
-        if running != side {
+        if self.to_move != Some(side) {
             return true;
         }
-        if self.left_ms(side, now) <= 0 {
-            return false;
+        match self.running {
+            Some((running, since)) if running == side => {
+                if self.left_ms(side, now) <= 0 {
+                    return false;
+                }
+                self.clocks[side.index()].charge(now.saturating_duration_since(since), Duration::ZERO);
+            }
+            _ => self.clocks[side.index()].moves_made += 1,
         }
-        self.clocks[side.index()].charge(now.saturating_duration_since(since), Duration::ZERO);
-        self.running = Some((!side, now));
+        self.to_move = Some(!side);
+        self.running = None;
+        self.run_if_due(now);
         true
     }
 
-    /// Stops both clocks (the game is over).
-    pub fn stop(&mut self, now: Instant) {
+    /// Starts the side to move's clock when it has moved before and the game is not paused.
+    fn run_if_due(&mut self, now: Instant) {
+        if let (Some(side), None, false) = (self.to_move, self.running, self.paused) {
+            if self.clocks[side.index()].moves_made > 0 {
+                self.running = Some((side, now));
+            }
+        }
+    }
+
+    /// Charges the running clock up to `now` and stops it.
+    fn halt(&mut self, now: Instant) {
         if let Some((side, since)) = self.running.take() {
             self.clocks[side.index()].left_ms -= now.saturating_duration_since(since).as_millis() as i64;
         }
+    }
+
+    /// Pauses both clocks while the game is reviewed (earlier positions viewed, analysed).
+    pub fn pause(&mut self, now: Instant) {
+        self.halt(now);
+        self.paused = true;
+    }
+
+    /// Ends a pause: the side to move's clock runs again (if it ran before).
+    pub fn resume(&mut self, now: Instant) {
+        self.paused = false;
+        self.run_if_due(now);
+    }
+
+    /// True while paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Stops both clocks for good (the game is over).
+    pub fn stop(&mut self, now: Instant) {
+        self.halt(now);
+        self.to_move = None;
     }
 
     /// The clock a search of `side` may use: (time left, increment, moves to go).
@@ -288,6 +342,10 @@ mod tests {
             let again: TimeControl = tc.to_string().parse().unwrap();
             assert_eq!(tc, again, "{text}");
         }
+        let st: TimeControl = "st=0.3".parse().unwrap();
+        assert_eq!(st.movetime, Some(Duration::from_millis(300)));
+        assert_eq!("movetime=300".parse::<TimeControl>().unwrap(), st, "the same limit in milliseconds");
+        assert!("movetime=0.3".parse::<TimeControl>().is_err());
         let tc: TimeControl = "tc=1:30+2".parse().unwrap();
         assert_eq!(tc.clock.unwrap().base, Duration::from_secs(90));
         assert!("".parse::<TimeControl>().is_err());
@@ -312,21 +370,35 @@ mod tests {
     fn a_live_pair_of_clocks() {
         let tc: TimeControl = "10+1".parse().unwrap();
         let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
         assert!(GameClock::start("st=1".parse().unwrap(), Color::White, t0).is_none());
         let mut clock = GameClock::start(tc, Color::White, t0).unwrap();
-        let at = |ms: u64| t0 + Duration::from_millis(ms);
-        assert_eq!(clock.left_ms(Color::White, at(3000)), 7000);
-        assert_eq!(clock.left_ms(Color::Black, at(3000)), 10_000);
+        // No clock runs before a side's first move, and a first move costs nothing.
+        assert_eq!((clock.running(), clock.left_ms(Color::White, at(3000))), (None, 10_000));
         assert!(clock.moved(Color::White, at(3000)));
+        assert_eq!((clock.running(), clock.left_ms(Color::Black, at(5000))), (None, 10_000));
+        assert!(clock.moved(Color::Black, at(5000)));
+        // From then on the side to move's clock runs.
+        assert_eq!(clock.running(), Some(Color::White));
+        assert_eq!(clock.left_ms(Color::White, at(8000)), 7000);
+        assert!(clock.moved(Color::White, at(8000)));
         assert_eq!(clock.running(), Some(Color::Black));
-        assert_eq!(clock.left_ms(Color::White, at(9000)), 8000);
-        assert_eq!(clock.budget(Color::Black, at(3000)), (10_000, 1000, 0));
-        assert_eq!(clock.flagged(at(12_000)), None);
-        assert_eq!(clock.flagged(at(13_001)), Some(Color::Black));
-        assert!(!clock.moved(Color::Black, at(13_500)), "a move after the flag fell does not count");
+        assert_eq!(clock.left_ms(Color::White, at(9000)), 8000, "7 s left plus the increment");
+        assert_eq!(clock.budget(Color::Black, at(8000)), (10_000, 1000, 0));
+        assert_eq!(clock.clock(Color::Black, at(9000)).left_ms, 9000);
+        // A pause (the game reviewed) stops the clock; resuming starts it again.
+        clock.pause(at(9000));
+        assert_eq!((clock.running(), clock.left_ms(Color::Black, at(60_000))), (None, 9000));
+        clock.resume(at(60_000));
+        assert_eq!(clock.left_ms(Color::Black, at(61_000)), 8000);
+        assert_eq!(clock.flagged(at(68_000)), None);
+        assert_eq!(clock.flagged(at(69_001)), Some(Color::Black));
+        assert!(!clock.moved(Color::Black, at(69_500)), "a move after the flag fell does not count");
         assert_eq!(GameClock::flag_outcome(Color::Black), Outcome::WhiteWins);
-        clock.stop(at(14_000));
-        assert_eq!((clock.running(), clock.flagged(at(20_000))), (None, None));
-        assert_eq!(clock.left_ms(Color::Black, at(20_000)), -1000, "stopped at 14 s");
+        clock.stop(at(70_000));
+        assert_eq!((clock.running(), clock.flagged(at(80_000))), (None, None));
+        assert_eq!(clock.left_ms(Color::Black, at(80_000)), -1000, "stopped at 70 s");
+        clock.resume(at(80_000));
+        assert_eq!(clock.running(), None, "a stopped clock stays stopped");
     }
 }

@@ -224,6 +224,7 @@ fn analyse_game_request(app: &App, body: &str) -> Result<Value, ApiError> {
         })
     });
     app.analysing_game.store(false, Ordering::SeqCst);
+    app.session().review_finished();
     let mut value = analysis_json(&analysis.map_err(ApiError)?);
     value["version"] = json!(version);
     value["plies"] = json!(game.moves.len());

@@ -5,6 +5,8 @@ const INDEX_HTML: &str = include_str!("assets/index.html");
 const STYLE_CSS: &str = include_str!("assets/style.css");
 const APP_JS: &str = include_str!("assets/app.js");
 const PIECES_JS: &str = include_str!("assets/pieces.js");
+/// The tab's icon, drawn in SVG (browsers ask for `/favicon.ico` by themselves).
+const FAVICON_SVG: &str = include_str!("assets/favicon.svg");
 
 /// The content type and text of the file served at `path`, if any.
 pub fn lookup(path: &str) -> Option<(&'static str, &'static str)> {
@@ -13,6 +15,7 @@ pub fn lookup(path: &str) -> Option<(&'static str, &'static str)> {
         "/style.css" => Some(("text/css", STYLE_CSS)),
         "/app.js" => Some(("text/javascript", APP_JS)),
         "/pieces.js" => Some(("text/javascript", PIECES_JS)),
+        "/favicon.svg" | "/favicon.ico" => Some(("image/svg+xml", FAVICON_SVG)),
         _ => None,
     }
 }
@@ -25,11 +28,13 @@ mod tests {
     fn the_page_names_only_files_that_are_served() {
         let (kind, html) = lookup("/").expect("the page");
         assert_eq!(kind, "text/html");
-        for file in ["style.css", "app.js", "pieces.js"] {
+        for file in ["style.css", "app.js", "pieces.js", "favicon.svg"] {
             assert!(html.contains(file), "index.html loads {file}");
             assert!(lookup(&format!("/{file}")).is_some());
         }
         assert!(!html.contains("http://") && !html.contains("https://"), "nothing from the network");
         assert!(lookup("/../Cargo.toml").is_none());
+        let (kind, icon) = lookup("/favicon.ico").expect("the icon browsers ask for");
+        assert!(kind == "image/svg+xml" && icon.starts_with("<svg"), "{kind}");
     }
 }

@@ -17,9 +17,10 @@ use crate::board::outcome::Outcome;
 use crate::board::position::Position;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::Eval;
 use crate::game::pgn::Replayed;
 use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
-use crate::game::record::{make_recorded, GameRecord, PlayedMove, SearchInfo, Termination};
+use crate::game::record::{make_recorded, GameRecord, PlayedMove, Termination};
 use crate::game::san::{move_to_san, parse_san};
 use crate::game::tc::{GameClock, TimeControl};
 use crate::rules::moves::{Move, MoveKind, MoveList};
@@ -102,6 +103,8 @@ pub struct Session {
     analysis: Option<usize>,
     /// True while a `go` request waits for the engine's move.
     thinking: bool,
+    /// True while "Analyse game" runs: the clocks are paused.
+    reviewing: bool,
     hub: Arc<Hub>,
 }
 
@@ -121,6 +124,7 @@ impl Session {
             version: 0,
             analysis: None,
             thinking: false,
+            reviewing: false,
             hub,
         })
     }
@@ -186,6 +190,7 @@ impl Session {
                 "white_ms": c.left_ms(Color::White, now).max(0),
                 "black_ms": c.left_ms(Color::Black, now).max(0),
                 "running": c.running().map(|s| s.name().to_lowercase()),
+                "paused": c.is_paused(),
                 "control": c.control.to_string(),
             })
         });
@@ -400,15 +405,38 @@ impl Session {
     }
 
     /// The whole game as the rules replay it, for "Analyse game", with the
-    /// catalogue to analyse it and the version it belongs to.
-    pub fn game_for_analysis(&self) -> Result<(Catalogue, Replayed, u64), ApiError> {
+    /// catalogue to analyse it and the version it belongs to. The clocks
+    /// pause until [`Session::review_finished`].
+    pub fn game_for_analysis(&mut self) -> Result<(Catalogue, Replayed, u64), ApiError> {
         if self.line.is_empty() {
             return refuse("no moves to analyse");
         }
+        self.reviewing = true;
+        self.sync_clock();
         let variant = Arc::clone(self.engine.variant());
         let start = Position::from_fen(Arc::clone(&variant), &self.start_fen)?;
         let replayed = Replayed { variant, start, moves: self.line.clone() };
         Ok((self.engine.catalogue().clone(), replayed, self.version))
+    }
+
+    /// "Analyse game" is over: the clocks may run again.
+    pub fn review_finished(&mut self) {
+        self.reviewing = false;
+        self.sync_clock();
+    }
+
+    /// The clocks pause while the game is reviewed (an earlier position
+    /// viewed, "Analyse game" running) and run again at its last move.
+    fn sync_clock(&mut self) {
+        let review = self.reviewing || self.cursor != self.played.len();
+        let now = Instant::now();
+        if let Some(c) = &mut self.clock {
+            if review {
+                c.pause(now);
+            } else if c.is_paused() {
+                c.resume(now);
+            }
+        }
     }
 
     /// What an engine needs to judge a draw offer: the catalogue and the
@@ -470,7 +498,7 @@ impl Session {
             "pv_san": pv_san,
         });
         if play {
-            self.record(best, Some(comment(result.score, result.depth)))?;
+            self.record(best, Some(comment(result.score, result.depth, pos.side_to_move())))?;
         }
         Ok(reply)
     }
@@ -575,19 +603,26 @@ impl Session {
     }
 
     /// Plays a legal move of the viewed position (the game's last) and
-    /// records it; the mover's clock is charged. A move made after its
-    /// side's flag fell is refused, and the game ends.
+    /// records it; the mover's clock is charged, and its time left goes to
+    /// the move's comment as lichess writes it (`[%clk 0:04:58]`). A move
+    /// made after its side's flag fell is refused, and the game ends.
     fn record(&mut self, m: Move, comment: Option<String>) -> Result<(), ApiError> {
         let mut pos = self.engine.position().clone();
         let side = pos.side_to_move();
+        let mut clk = None;
         if let Some(clock) = &mut self.clock {
-            if !clock.moved(side, Instant::now()) {
+            let now = Instant::now();
+            if !clock.moved(side, now) {
                 self.check_flag();
                 return refuse(format!("{}'s flag fell before the move", side_name(side)));
             }
+            clk = Some(clk_text(clock.left_ms(side, now)));
         }
         let mut played = make_recorded(&mut pos, m, String::new());
-        played.comment = comment;
+        played.comment = match (comment, clk) {
+            (Some(c), Some(k)) => Some(format!("{c} {k}")),
+            (c, k) => c.or(k),
+        };
         self.engine.play_move(m);
         self.played.push(played);
         self.line.push(m);
@@ -602,6 +637,7 @@ impl Session {
     /// After every change of the game: a new version, the pages told, the
     /// analysis moved to the new position.
     fn changed(&mut self) {
+        self.sync_clock();
         self.version += 1;
         self.thinking = false;
         self.restart_analysis();
@@ -667,6 +703,12 @@ impl Session {
         })?;
         Ok(())
     }
+}
+
+/// Time left as lichess's PGN writes it: `[%clk 0:04:58]` (whole seconds).
+fn clk_text(ms: i64) -> String {
+    let secs = ms.max(0) / 1000;
+    format!("[%clk {}:{:02}:{:02}]", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// `White` or `Black`, as a sentence starts.
@@ -765,13 +807,15 @@ fn score_json(score: Score) -> Value {
     }
 }
 
-/// The PGN comment of an engine move (`+0.35/12`).
-fn comment(score: Score, depth: u32) -> String {
-    let (score_cp, mate) = match score {
+/// The PGN comment of an engine move, as lichess reads it: `[%eval 0.35]
+/// depth 12`, `[%eval #-3]` (White's view); `mover` is the engine's side.
+fn comment(score: Score, depth: u32, mover: Color) -> String {
+    let (cp, mate) = match score {
         Score::Cp(cp) => (Some(cp), None),
         Score::Mate(n) => (None, Some(n)),
     };
-    SearchInfo { score_cp, mate, depth: Some(depth) }.to_string()
+    let eval = Eval::from_side(cp, mate, mover).and_then(Eval::pgn_text).unwrap_or_default();
+    format!("[%eval {eval}] depth {depth}")
 }
 
 #[cfg(test)]
@@ -784,5 +828,15 @@ mod tests {
         assert_eq!(uci_squares("a9a10q"), ["a9", "a10"]);
         assert_eq!(uci_squares("P@e4"), ["e4"]);
         assert!(uci_squares("0000").is_empty());
+    }
+
+    #[test]
+    fn engine_moves_carry_lichess_evals_from_whites_view() {
+        assert_eq!(comment(Score::Cp(35), 12, Color::Black), "[%eval -0.35] depth 12");
+        assert_eq!(comment(Score::Mate(-3), 7, Color::Black), "[%eval #3] depth 7");
+        assert_eq!(comment(Score::Mate(2), 5, Color::White), "[%eval #2] depth 5");
+        assert_eq!(clk_text(298_700), "[%clk 0:04:58]");
+        assert_eq!(clk_text(3_723_000), "[%clk 1:02:03]");
+        assert_eq!(clk_text(-5), "[%clk 0:00:00]");
     }
 }

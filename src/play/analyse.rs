@@ -24,7 +24,7 @@ use crate::board::position::Position;
 use crate::board::registry::Registry;
 use crate::engine::analysis::{analyse_game, run_suite, InProcess, Searcher, SuiteResult};
 use crate::eval::catalogue::Catalogue;
-use crate::game::analysis::{analysis_json, annotated_pgn, Probe, Thresholds};
+use crate::game::analysis::{analysis_json, annotated_pgn, MoveAnalysis, Probe, Thresholds};
 use crate::game::epd::read_suite;
 use crate::game::pgn::{read_pgn, replay};
 use crate::game::san::{line_to_san, numbered_line};
@@ -99,7 +99,8 @@ pub fn parse_info_line(line: &str) -> Option<InfoLine> {
     (fields && (info.score_cp.is_some() || info.mate.is_some() || !info.pv.is_empty())).then_some(info)
 }
 
-/// Score text in pawns from White's point of view (`+0.35`, `-M3`).
+/// Score text in pawns from White's point of view (`+0.35`; a mate as PGN
+/// and lichess write it, `#3`, `#-3`).
 fn score_text(line: &InfoLine, stm: Color) -> String {
     let sign = if stm == Color::White { 1 } else { -1 };
     let bound = match line.bound.as_deref() {
@@ -121,8 +122,7 @@ fn score_text(line: &InfoLine, stm: Color) -> String {
     };
     match (line.mate, line.score_cp) {
         (Some(m), _) => {
-            let m = m * sign;
-            format!("{bound}{}M{}", if m >= 0 { "+" } else { "-" }, m.abs())
+            format!("{bound}#{}", m * sign)
         }
         (None, Some(cp)) => format!("{bound}{:+.2}", (cp * sign) as f64 / 100.0),
         _ => "?".to_string(),
@@ -477,7 +477,7 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
             who("White"),
             who("Black"),
             replayed.variant.name,
-            analysis.moves.len(),
+            full_moves(&analysis.moves),
             game.result,
             analysis.summary[0].text(),
             analysis.summary[1].text()
@@ -505,6 +505,15 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
     } else {
         pgn
     })
+}
+
+/// How many moves a game has as people count them (a move is White's and
+/// Black's turn), from its first move's number to its last's.
+fn full_moves(moves: &[MoveAnalysis]) -> u32 {
+    match (moves.first(), moves.last()) {
+        (Some(first), Some(last)) => last.number - first.number + 1,
+        _ => 0,
+    }
 }
 
 /// `--epd`: each position searched once; solved / total and the failures.
@@ -589,7 +598,8 @@ mod tests {
         let line = InfoLine { score_cp: Some(35), ..InfoLine::default() };
         assert_eq!(score_text(&line, Color::Black), "-0.35");
         let line = InfoLine { mate: Some(2), ..InfoLine::default() };
-        assert_eq!(score_text(&line, Color::White), "+M2");
+        assert_eq!(score_text(&line, Color::White), "#2");
+        assert_eq!(score_text(&line, Color::Black), "#-2");
     }
 
     #[test]

@@ -2,9 +2,14 @@
 //! (this program's `uci`, as a child process), another engine command (UCI or
 //! XBoard), or with `--random` the random mover. The board is drawn in
 //! text with the variant's letters and hands (each man in hand named);
-//! moves are typed as UCI text, and `legend` lists the variant's pieces with
-//! how they move in words ([`crate::rules::variant::describe`]). The rules core's
-//! game-end decision ends the game.
+//! moves are typed as SAN or UCI text, and a bad one is answered in one line
+//! with its reason (not a move, not legal here, ambiguous with the
+//! candidates). Commands: `help`, `moves` (the legal moves in SAN), `undo`
+//! (the last pair of moves), `flip`, `hint` (menagerie's engine's move),
+//! `legend` (the pieces in words, [`crate::rules::variant::describe`]),
+//! `board`, `quit`. After each move the engine's evaluation and the clocks
+//! are shown; the clocks run as lichess runs them (each side's from its
+//! first move). The rules core's game-end decision ends the game.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -16,15 +21,25 @@ use clap::Args;
 
 use crate::board::position::Position;
 use crate::board::registry::Registry;
+use crate::engine::analysis::{InProcess, Searcher};
+use crate::eval::catalogue::Catalogue;
+use crate::game::analysis::Eval;
 use crate::game::openings::SplitMix64;
 use crate::game::san::{move_to_san, parse_san, SanError};
-use crate::game::tc::{Clock, TimeControl};
+use crate::game::tc::{Clock, GameClock, TimeControl};
 use crate::players::random_engine::random_move;
 use crate::players::{own_uci_command, MoveRequest, Player, PlayerError, PlayerSpec, Reply};
-use crate::rules::moves::MoveList;
+use crate::rules::moves::{Move, MoveList};
 use crate::rules::piece::{Color, PieceKind};
 use crate::rules::variant::describe::{display_name, legend};
 use crate::rules::variant::Variant;
+use crate::search::Limits;
+
+/// How long `hint` lets menagerie's engine think, in milliseconds.
+const HINT_MS: u64 = 1000;
+
+/// The answer to `help`, one line.
+const HELP: &str = "Type a move in SAN (e4, Nf3, O-O, P@e4) or UCI text (e2e4); commands: moves (the legal moves), undo (take back your last move and the reply), flip (turn the board), hint (the engine's move), legend (the pieces), board (draw it again), quit.";
 
 /// `menagerie play`: play against an engine in the terminal.
 #[derive(Args, Debug)]
@@ -50,23 +65,36 @@ pub struct PlayArgs {
     /// The colour you play: white or black.
     #[arg(long, default_value = "white")]
     pub color: String,
-    /// The engine's limits (as for `match`).
-    #[arg(long, default_value = "st=1")]
-    pub tc: String,
+    /// The engine's limits (as for `match`; also `movetime=MS`); default
+    /// `st=1` when no limit is given.
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// The engine's time per move in milliseconds (as `analyse` takes it; replaces `--tc`'s).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// The engine's search depth per move (as `analyse` takes it).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// The engine's node budget per move (as `analyse` takes it).
+    #[arg(long)]
+    pub nodes: Option<u64>,
     /// Seed of the random mover (with --random).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
-/// The board as text: ranks from the top, the variant's letters, `.` for an
-/// empty square, file letters below, and the hands when the variant has them.
-pub fn draw_board(pos: &Position) -> String {
+/// The board as text: ranks from the top (from the bottom when `flipped`,
+/// Black's side then nearest), the variant's letters, `.` for an empty
+/// square, file letters below, and the hands when the variant has them.
+pub fn draw_board(pos: &Position, flipped: bool) -> String {
     let v = pos.variant();
     let shape = v.shape;
     let mut out = String::new();
-    for rank in (0..shape.ranks).rev() {
+    let ranks: Vec<u8> = if flipped { (0..shape.ranks).collect() } else { (0..shape.ranks).rev().collect() };
+    let files: Vec<u8> = if flipped { (0..shape.files).rev().collect() } else { (0..shape.files).collect() };
+    for &rank in &ranks {
         out.push_str(&format!("{:>2} ", rank + 1));
-        for file in 0..shape.files {
+        for &file in &files {
             let c = shape.square(file, rank).map(|sq| pos.cell(sq));
             match c {
                 Some(cell) if cell.is_piece() => out.push(v.cell_letter(cell)),
@@ -77,7 +105,7 @@ pub fn draw_board(pos: &Position) -> String {
         out.push('\n');
     }
     out.push_str("   ");
-    for file in 0..shape.files {
+    for &file in &files {
         out.push((b'a' + file) as char);
         out.push(' ');
     }
@@ -114,11 +142,40 @@ pub fn legend_text(v: &Variant) -> String {
     out
 }
 
+/// The legal moves in SAN, sorted, on one line.
 fn legal_moves_text(pos: &mut Position) -> String {
     let mut list = MoveList::new();
     pos.generate_legal(&mut list);
-    let moves: Vec<String> = list.iter().map(|&m| pos.move_to_uci(m, false)).collect();
-    moves.join(" ")
+    let mut moves: Vec<String> = list.iter().map(|&m| move_to_san(pos, m)).collect();
+    moves.sort();
+    format!("{} legal moves: {}", moves.len(), moves.join(" "))
+}
+
+/// A move as people write it, with its number: `1. e4`, `1... e5`.
+fn numbered(pos: &Position, san: &str) -> String {
+    let dots = if pos.side_to_move() == Color::White { "." } else { "..." };
+    format!("{}{dots} {san}", pos.state().fullmove)
+}
+
+/// A clock reading: `4:59`, and tenths under ten seconds (`0:09.3`).
+fn clock_text(ms: i64) -> String {
+    let ms = ms.max(0);
+    let tenths = ms / 100;
+    let text = format!("{}:{:02}", tenths / 600, (tenths / 10) % 60);
+    if ms < 10_000 {
+        format!("{text}.{}", tenths % 10)
+    } else {
+        text
+    }
+}
+
+/// Why a typed move was refused, in one line: `Rd1: ambiguous: Rad1 or Rhd1`.
+fn refusal(text: &str, error: &SanError) -> String {
+    match error {
+        SanError::NotAMove(_) => format!("{text}: not a move (help lists the commands)"),
+        SanError::Illegal(_) => format!("{text}: not legal here (moves lists the legal ones)"),
+        SanError::Ambiguous { candidates, .. } => format!("{text}: ambiguous: {}", candidates.join(" or ")),
+    }
 }
 
 /// The checked settings of a `menagerie play` game.
@@ -139,7 +196,14 @@ impl PlaySetup {
             "black" | "b" => Color::Black,
             other => return Err(format!("unknown colour {other:?} (white or black)")),
         };
-        let tc: TimeControl = args.tc.parse().map_err(|e| format!("{e}"))?;
+        let limited = args.movetime.is_some() || args.depth.is_some() || args.nodes.is_some();
+        let text = args.tc.as_deref().unwrap_or(if limited { "inf" } else { "st=1" });
+        let mut tc: TimeControl = text.parse().map_err(|e| format!("{e}"))?;
+        if let Some(ms) = args.movetime {
+            tc.movetime = Some(Duration::from_millis(ms.max(1)));
+        }
+        tc.depth = args.depth.or(tc.depth);
+        tc.nodes = args.nodes.or(tc.nodes);
         let fen = args.fen.clone().unwrap_or_else(|| variant.start_fen.clone());
         Ok(PlaySetup { variant, human, tc, fen })
     }
@@ -172,33 +236,42 @@ impl Opponent {
     }
 
     /// Who the human plays against, for the greeting.
-    fn describe(args: &PlayArgs) -> String {
+    fn describe(args: &PlayArgs, tc: &TimeControl) -> String {
         match &args.engine {
             _ if args.random => format!("a random mover (seed {})", args.seed),
-            Some(cmd) => format!("{cmd} ({}, {})", args.proto, args.tc),
-            None => format!("menagerie's engine ({})", args.tc),
+            Some(cmd) => format!("{cmd} ({}, {tc})", args.proto),
+            None => format!("menagerie's engine ({tc})"),
         }
     }
 
-    /// The opponent's answer in the game `moves` from `setup`'s FEN reached.
+    /// The opponent's answer in the game `moves` from `setup`'s FEN reached,
+    /// on `clock` when the game has one.
     fn reply(
         &mut self,
         setup: &PlaySetup,
         pos: &mut Position,
         moves: &[String],
+        clock: Option<&GameClock>,
         stop: &AtomicBool,
     ) -> Result<Reply, PlayerError> {
         match self {
             Opponent::Engine(e) => {
-                let budget = setup.tc.movetime.unwrap_or(Duration::from_secs(60)) + Duration::from_secs(5);
-                let clock = Clock::new(&setup.tc);
+                let now = Instant::now();
+                let full = Clock::new(&setup.tc);
+                let [white, black] = Color::ALL.map(|c| clock.map_or(full, |g| g.clock(c, now)));
+                let left = clock.map(|g| g.left_ms(pos.side_to_move(), now).max(0) as u64);
+                let budget = match (setup.tc.movetime, left) {
+                    (Some(t), _) => t,
+                    (None, Some(ms)) => Duration::from_millis(ms),
+                    (None, None) => Duration::from_secs(60),
+                };
                 let request = MoveRequest {
                     start_fen: &setup.fen,
                     moves,
                     white: pos.side_to_move() == Color::White,
-                    clocks: [&clock, &clock],
+                    clocks: [&white, &black],
                     tc: &setup.tc,
-                    deadline: Instant::now() + budget,
+                    deadline: now + budget + Duration::from_secs(5),
                 };
                 e.play(&request, stop)
             }
@@ -221,79 +294,148 @@ impl Opponent {
     }
 }
 
-/// What the human's input asks for.
-enum HumanTurn {
-    /// A move to check and play.
+/// What a line typed at the prompt asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
     Move(String),
-    /// Nothing to play: show the board again.
-    Again,
-    /// `quit`, `exit` or end of input.
-    Stop,
+    Help,
+    Moves,
+    Legend,
+    Undo,
+    Flip,
+    Hint,
+    Board,
+    Quit,
+    Nothing,
 }
 
-/// Reads the human's next line (`moves` lists the legal moves).
-fn human_turn(input: &mut impl Iterator<Item = std::io::Result<String>>, pos: &mut Position) -> HumanTurn {
-    print!("Your move: ");
-    let _ = std::io::stdout().flush();
-    let Some(Ok(line)) = input.next() else { return HumanTurn::Stop };
-    match line.trim() {
-        "" => HumanTurn::Again,
-        "quit" | "exit" => HumanTurn::Stop,
-        "moves" => {
-            println!("{}", legal_moves_text(pos));
-            HumanTurn::Again
+impl Command {
+    fn read(line: &str) -> Command {
+        match line.trim() {
+            "" => Command::Nothing,
+            "help" | "?" => Command::Help,
+            "moves" => Command::Moves,
+            "legend" => Command::Legend,
+            "undo" | "takeback" => Command::Undo,
+            "flip" => Command::Flip,
+            "hint" => Command::Hint,
+            "board" => Command::Board,
+            "quit" | "exit" => Command::Quit,
+            text => Command::Move(text.to_string()),
         }
-        "legend" => {
-            print!("{}", legend_text(pos.variant()));
-            HumanTurn::Again
-        }
-        text => HumanTurn::Move(text.to_string()),
     }
 }
 
-/// Plays `text` for the side to move and records it; false when the game
-/// cannot go on (the engine played an illegal move). A human's move is read
-/// as UCI text, else as SAN (as the board takes it); an illegal one is
-/// answered with the legal moves.
-fn play_text(pos: &mut Position, moves: &mut Vec<String>, text: &str, human: bool) -> bool {
-    let parsed = match pos.parse_move(text) {
-        Err(e) if human => parse_san(pos, text).map_err(|san| match san {
-            SanError::Ambiguous { .. } => san.to_string(),
-            _ => format!("{e}, nor a legal move in SAN"),
-        }),
-        other => other.map_err(|e| e.to_string()),
-    };
-    match parsed {
-        Ok(m) => {
-            let san = move_to_san(pos, m);
-            let who = if human { "You play" } else { "Engine plays" };
-            println!("{who} {san} ({})", pos.move_to_uci(m, false));
-            moves.push(pos.move_to_uci(m, false));
+/// The game at the terminal: the position, the moves played (UCI text),
+/// which way the board is drawn, the clocks, and the engine that gives hints.
+struct Game<'a> {
+    setup: &'a PlaySetup,
+    catalogue: &'a Catalogue,
+    start: Position,
+    pos: Position,
+    moves: Vec<String>,
+    flipped: bool,
+    clock: Option<GameClock>,
+    hints: Option<InProcess>,
+}
+
+impl Game<'_> {
+    /// Plays `m` for the side to move: its clock is charged; the line that
+    /// says so (`You play 1. e4 (e2e4)`), or None when its flag had fallen.
+    fn play(&mut self, m: Move, who: &str) -> Option<String> {
+        let side = self.pos.side_to_move();
+        if let Some(clock) = &mut self.clock {
+            if !clock.moved(side, Instant::now()) {
+                return None;
+            }
+        }
+        let uci = self.pos.move_to_uci(m, false);
+        let san = move_to_san(&mut self.pos, m);
+        let san = numbered(&self.pos, &san);
+        self.moves.push(uci.clone());
+        self.pos.make(m);
+        Some(format!("{who} {san} ({uci})"))
+    }
+
+    /// `White 4:59, Black 5:00`, or nothing without a clock.
+    fn clocks(&self) -> Option<String> {
+        let clock = self.clock.as_ref()?;
+        let now = Instant::now();
+        let [white, black] = Color::ALL.map(|c| clock_text(clock.left_ms(c, now)));
+        Some(format!("White {white}, Black {black}"))
+    }
+
+    /// Takes back the human's last move and the engine's reply to it (at the
+    /// human's turn); the position is replayed from the start.
+    fn undo(&mut self, human: Color) -> String {
+        // A game the engine opened keeps its first move.
+        let opened = usize::from(self.start.side_to_move() != human);
+        if self.moves.len() < 2 + opened {
+            return "nothing to take back".to_string();
+        }
+        let keep = self.moves.len() - 2;
+        let mut pos = self.start.clone();
+        let mut taken = Vec::new();
+        for (i, text) in self.moves.iter().enumerate() {
+            let Ok(m) = pos.parse_move(text) else { return "cannot replay the game".to_string() };
+            if i == keep {
+                self.pos = pos.clone();
+            }
+            if i >= keep {
+                let san = move_to_san(&mut pos, m);
+                taken.push(numbered(&pos, &san));
+            }
             pos.make(m);
-            true
         }
-        Err(e) if human => {
-            println!("{e}; legal moves: {}", legal_moves_text(pos));
-            true
-        }
-        Err(e) => {
-            println!("The engine played an illegal move: {e}");
-            false
-        }
+        self.moves.truncate(keep);
+        format!("took back {}", taken.join(" "))
     }
+
+    /// menagerie's engine's move for the side to move, with its evaluation.
+    fn hint(&mut self) -> String {
+        if self.hints.is_none() {
+            let limits = Limits { movetime: Some(HINT_MS), ..Limits::default() };
+            match InProcess::new(self.catalogue.clone(), &[], limits) {
+                Ok(mut engine) => {
+                    if let Err(e) = engine.new_game(&self.setup.variant) {
+                        return format!("no hint: {e}");
+                    }
+                    self.hints = Some(engine);
+                }
+                Err(e) => return format!("no hint: {e}"),
+            }
+        }
+        let Some(engine) = self.hints.as_mut() else { return "no hint".to_string() };
+        let probe = match engine.search(&self.pos, &self.setup.fen, &self.moves) {
+            Ok(p) => p,
+            Err(e) => return format!("no hint: {e}"),
+        };
+        let Some(best) = probe.best.as_deref() else { return "no hint: no legal move".to_string() };
+        let san = self.pos.parse_move(best).map(|m| move_to_san(&mut self.pos, m)).unwrap_or_default();
+        let eval = Eval::from_side(probe.cp, probe.mate, self.pos.side_to_move())
+            .map_or(String::new(), |e| format!(", eval {}", e.display()));
+        format!("hint: {san} ({best}){eval} at depth {}", probe.depth)
+    }
+}
+
+/// The engine's evaluation from its reply, in White's view: `eval +0.35 at depth 12`.
+fn eval_text(info: &crate::game::record::SearchInfo, mover: Color) -> Option<String> {
+    let eval = Eval::from_side(info.score_cp, info.mate, mover)?;
+    let depth = info.depth.map_or(String::new(), |d| format!(" at depth {d}"));
+    Some(format!("eval {}{depth}", eval.display()))
 }
 
 /// Runs `menagerie play` on stdin/stdout.
-pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
+pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
     let fail = |m: String| {
         eprintln!("error: {m}");
         ExitCode::FAILURE
     };
-    let setup = match PlaySetup::new(args, registry) {
+    let setup = match PlaySetup::new(args, catalogue.registry()) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let mut pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.fen) {
+    let pos = match Position::from_fen(Arc::clone(&setup.variant), &setup.fen) {
         Ok(p) => p,
         Err(e) => return fail(format!("bad FEN: {e}")),
     };
@@ -302,32 +444,73 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let mut moves: Vec<String> = Vec::new();
+    let clock = GameClock::start(setup.tc, pos.side_to_move(), Instant::now());
+    let human = setup.human;
+    let flipped = human == Color::Black;
+    let mut game =
+        Game { setup: &setup, catalogue, start: pos.clone(), pos, moves: Vec::new(), flipped, clock, hints: None };
     let mut input = std::io::stdin().lock().lines();
     println!("{}", setup.variant.description);
     println!(
-        "You play {} against {}. Type moves as UCI text (e2e4, a9a10q, P@e4) or SAN (e4, Nf3, O-O); `moves` lists them, `legend` names the pieces, `quit` ends.",
-        setup.human.name(),
-        Opponent::describe(args)
+        "You play {} against {}. Type moves in SAN (e4, Nf3, O-O) or UCI text (e2e4, a9a10q, P@e4); help lists the commands.",
+        human.name(),
+        Opponent::describe(args, &setup.tc)
     );
+    println!("\n{}", draw_board(&game.pos, game.flipped));
     loop {
-        println!("\n{}", draw_board(&pos));
-        if let Some(end) = pos.game_end() {
+        if let Some(end) = game.pos.game_end() {
             let result = end.outcome().pgn();
             println!("{end} ({result})");
             opponent.game_over(result, &end.to_string());
             break;
         }
-        let human = pos.side_to_move() == setup.human;
-        let text = if human {
-            match human_turn(&mut input, &mut pos) {
-                HumanTurn::Move(text) => text,
-                HumanTurn::Again => continue,
-                HumanTurn::Stop => break,
-            }
+        let side = game.pos.side_to_move();
+        let line = if side == human {
+            print!("Your move: ");
+            let _ = std::io::stdout().flush();
+            let Some(Ok(line)) = input.next() else { break };
+            let text = match Command::read(&line) {
+                Command::Move(text) => text,
+                Command::Nothing => continue,
+                Command::Quit => break,
+                Command::Help => {
+                    println!("{HELP}");
+                    continue;
+                }
+                Command::Moves => {
+                    println!("{}", legal_moves_text(&mut game.pos));
+                    continue;
+                }
+                Command::Legend => {
+                    print!("{}", legend_text(game.pos.variant()));
+                    continue;
+                }
+                Command::Hint => {
+                    println!("{}", game.hint());
+                    continue;
+                }
+                Command::Undo => {
+                    println!("{}", game.undo(human));
+                    println!("\n{}", draw_board(&game.pos, game.flipped));
+                    continue;
+                }
+                Command::Flip | Command::Board => {
+                    game.flipped ^= Command::read(&line) == Command::Flip;
+                    println!("\n{}", draw_board(&game.pos, game.flipped));
+                    continue;
+                }
+            };
+            let m = match parse_san(&mut game.pos, &text) {
+                Ok(m) => m,
+                Err(e) => {
+                    println!("{}", refusal(&text, &e));
+                    continue;
+                }
+            };
+            game.play(m, "You play")
         } else {
-            match opponent.reply(&setup, &mut pos, &moves, &stop) {
-                Ok(Reply::Move(m, _)) => m,
+            let text = match opponent.reply(&setup, &mut game.pos, &game.moves, game.clock.as_ref(), &stop) {
+                Ok(Reply::Move(m, info)) => Some((m, info)),
                 Ok(Reply::Resign) => {
                     println!("The engine resigns.");
                     break;
@@ -336,11 +519,31 @@ pub fn run_play(args: &PlayArgs, registry: &Registry) -> ExitCode {
                     println!("The engine failed: {e}");
                     break;
                 }
-            }
+            };
+            let Some((text, info)) = text else { break };
+            let m = match game.pos.parse_move(&text) {
+                Ok(m) => m,
+                Err(e) => {
+                    println!("The engine played an illegal move: {e}");
+                    break;
+                }
+            };
+            game.play(m, "Engine plays").map(|l| match eval_text(&info, side) {
+                Some(eval) => format!("{l}; {eval} (White's view)"),
+                None => l,
+            })
         };
-        if !play_text(&mut pos, &mut moves, &text, human) {
+        let Some(line) = line else {
+            let result = GameClock::flag_outcome(side).pgn();
+            println!("{}'s flag fell ({result})", if side == Color::White { "White" } else { "Black" });
+            opponent.game_over(result, "time forfeit");
             break;
+        };
+        match game.clocks() {
+            Some(clocks) => println!("{line}; {clocks}"),
+            None => println!("{line}"),
         }
+        println!("\n{}", draw_board(&game.pos, game.flipped));
     }
     opponent.quit();
     ExitCode::SUCCESS
@@ -355,7 +558,7 @@ mod tests {
         let reg = Registry::builtin();
         let v = reg.get("clockwork").unwrap();
         let pos = Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/4K3[TSSqc] w - - 0 1").unwrap();
-        let board = draw_board(&pos);
+        let board = draw_board(&pos, false);
         assert!(board.contains("white hand: T (nc queen), S (nc pawn) x2\n"), "{board}");
         assert!(board.contains("black hand: Q (queen), C (nc bishop)\n"), "{board}");
         let text = legend_text(&v);

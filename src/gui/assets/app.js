@@ -2,7 +2,7 @@
 // the game), turns clicks into moves from the engine's legal-move list,
 // steps through the game, shows the clocks, the evaluation bar, the graph of
 // an analysed game and the legend of the pieces, and follows the
-// server-sent events.
+// server-sent events. Men move by clicks or by drag and drop.
 "use strict";
 
 const ui = {
@@ -18,6 +18,8 @@ const ui = {
   reviewing: false,
   clockAt: 0, // when the state's clock readings were taken (performance.now())
   flagSent: -1, // the version a flag claim was sent for
+  drag: null, // a man held by the pointer: {source, x, y, ghost}
+  dropped: 0, // when a drag ended (the click that follows it is not a click)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -228,6 +230,8 @@ function renderClocks() {
     el.textContent = `${color === "white" ? "White" : "Black"} ${clockText(left)}`;
     el.classList.toggle("running", c.running === color && !ui.state.game_result);
     el.classList.toggle("low", left < 10000);
+    el.classList.toggle("paused", !!c.paused && !ui.state.game_result);
+    el.title = c.paused ? "Stopped while the game is reviewed" : "";
     if (left <= 0 && c.running === color && !ui.state.game_result && ui.flagSent !== ui.state.version) {
       // The flag has fallen on this page: the server's clock decides.
       ui.flagSent = ui.state.version;
@@ -392,8 +396,9 @@ function renderGraph() {
     `<line class="mid" x1="0" y1="${GRAPH.h / 2}" x2="${GRAPH.w}" y2="${GRAPH.h / 2}"/>` +
     `<line class="cursor" x1="${cursor}" y1="0" x2="${cursor}" y2="${GRAPH.h}"/>` +
     marks;
-  const side = (name, s) => `${name}: average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
-  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. White above, Black below; click to view a move.`;
+  const accuracy = (s) => (s.accuracy === null || s.accuracy === undefined ? "" : `accuracy ${Math.round(s.accuracy)}%, `);
+  const side = (name, s) => `${name}: ${accuracy(s)}average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
+  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. The curve rises as White's chances grow (light: White's share); click to view a move.`;
 }
 
 function onGraphClick(event) {
@@ -442,6 +447,7 @@ function renderLegend() {
 // ---- clicks ----
 
 function onBoardClick(event) {
+  if (performance.now() - ui.dropped < 300) return;
   const square = event.target.closest(".sq");
   if (!square || !ui.state || ui.state.result || engineToMove()) return;
   const name = square.dataset.square;
@@ -454,11 +460,67 @@ function onBoardClick(event) {
 }
 
 function onHandClick(event) {
+  if (performance.now() - ui.dropped < 300) return;
   const held = event.target.closest(".held");
   if (!held || !ui.state || ui.state.result || engineToMove()) return;
   const letter = held.dataset.piece;
   const canDrop = held.dataset.hand === ui.state.side && ui.state.legal.some((m) => m.kind === "drop" && m.piece === letter);
   ui.selected = canDrop && !(ui.selected && ui.selected.hand === letter) ? { hand: letter } : null;
+  render();
+}
+
+// ---- drag and drop ----
+
+/** The selection a pointer pressed on a man may start: a square or a man in hand with legal moves. */
+function dragSource(target) {
+  const s = ui.state;
+  if (!s || s.result || engineToMove()) return null;
+  const square = target.closest("#board .sq");
+  if (square && s.legal.some((m) => m.from === square.dataset.square && m.to)) return { square: square.dataset.square, letter: square.dataset.piece };
+  const held = target.closest(".held");
+  if (held && held.dataset.hand === s.side && s.legal.some((m) => m.kind === "drop" && m.piece === held.dataset.piece)) {
+    return { hand: held.dataset.piece, letter: s.side === "white" ? held.dataset.piece : held.dataset.piece.toLowerCase() };
+  }
+  return null;
+}
+
+function onPointerDown(event) {
+  if (event.button !== 0) return;
+  const source = dragSource(event.target);
+  if (source) ui.drag = { source, x: event.clientX, y: event.clientY, ghost: null };
+}
+
+function onPointerMove(event) {
+  const d = ui.drag;
+  if (!d) return;
+  if (!d.ghost) {
+    // A press that moves a few pixels is a drag: the man follows the pointer, its targets marked.
+    if (Math.hypot(event.clientX - d.x, event.clientY - d.y) < 5) return;
+    ui.selected = d.source.square ? { square: d.source.square } : { hand: d.source.hand };
+    render();
+    d.ghost = document.createElement("div");
+    d.ghost.className = "drag-ghost";
+    d.ghost.innerHTML = pieceHtml(d.source.letter);
+    document.body.appendChild(d.ghost);
+    if (d.source.square) document.querySelector(`[data-square="${d.source.square}"]`).classList.add("dragged");
+  }
+  d.ghost.style.left = `${event.clientX}px`;
+  d.ghost.style.top = `${event.clientY}px`;
+  event.preventDefault();
+}
+
+function onPointerUp(event) {
+  const d = ui.drag;
+  ui.drag = null;
+  if (!d || !d.ghost) return;
+  d.ghost.remove();
+  ui.dropped = performance.now();
+  const under = document.elementFromPoint(event.clientX, event.clientY);
+  const square = under && under.closest("#board .sq");
+  const chosen = square ? targetsOf(ui.selected).filter((m) => m.to === square.dataset.square) : [];
+  if (chosen.length === 1) return play(chosen[0].uci);
+  if (chosen.length > 1) return choosePromotion(chosen);
+  // Dropped anywhere else: the man goes back, still selected for a click.
   render();
 }
 
@@ -607,6 +669,14 @@ function onKey(event) {
 
 function bind() {
   $("board").addEventListener("click", onBoardClick);
+  document.addEventListener("pointerdown", onPointerDown);
+  document.addEventListener("pointermove", onPointerMove);
+  document.addEventListener("pointerup", onPointerUp);
+  document.addEventListener("pointercancel", () => {
+    if (ui.drag && ui.drag.ghost) ui.drag.ghost.remove();
+    ui.drag = null;
+    if (ui.state) render();
+  });
   $("hand-top").addEventListener("click", onHandClick);
   $("hand-bottom").addEventListener("click", onHandClick);
   $("moves").addEventListener("click", onMovesClick);

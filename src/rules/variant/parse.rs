@@ -47,7 +47,8 @@ pub enum VariantErrorKind {
 pub struct VariantError {
     /// File (or variant) name.
     pub file: String,
-    /// 1-based line (0 when the error concerns the whole file).
+    /// 1-based line (0 when the error concerns the whole file: then it is
+    /// shown without a position).
     pub line: usize,
     /// 1-based column.
     pub column: usize,
@@ -66,7 +67,12 @@ impl VariantError {
 
 impl fmt::Display for VariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        if self.line == 0 {
+            // A file-level error (a directive missing): no line to point at.
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        }
     }
 }
 

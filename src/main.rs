@@ -274,6 +274,21 @@ fn check_network(catalogue: &Catalogue, file: &Path) -> ExitCode {
         if h.data_command.is_empty() { "-" } else { &h.data_command },
         if h.train_command.is_empty() { "-" } else { &h.train_command },
     );
+    let folders: Vec<&str> = [&h.data_command, &h.train_command]
+        .into_iter()
+        .flat_map(|command| menagerie::training::words_with_folders(command))
+        .collect();
+    if let Some(first) = folders.first() {
+        // Still usable: the weights are fine, only the recipe is unclear.
+        println!(
+            "{}: warning: the header names {} file{} by its folders ({first}{}): \
+             a header should name the commands that made its files, not this machine's paths",
+            file.display(),
+            folders.len(),
+            if folders.len() == 1 { "" } else { "s" },
+            if folders.len() > 1 { ", ..." } else { "" },
+        );
+    }
     ExitCode::SUCCESS
 }
 
@@ -288,6 +303,7 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
     let Some(variant) = catalogue.get(&name) else {
         return fail(format!("{}: the data is for '{name}', which is not loaded", file.display()));
     };
+    let census = menagerie::training::census::MoveCensus::of(&bytes, &variant);
     let data = match DataSet::read(bytes, &variant) {
         Ok(data) => data,
         Err(e) => return fail(format!("{}: {e}", file.display())),
@@ -305,6 +321,11 @@ fn check_data(catalogue: &Catalogue, file: &Path, bytes: Vec<u8>) -> ExitCode {
         data.games,
         if commands.is_empty() { "-" } else { &commands }
     );
+    if let Ok(census) = census {
+        if census.plies > 0 {
+            println!("{}: {}", file.display(), census.describe(&variant));
+        }
+    }
     ExitCode::SUCCESS
 }
 

@@ -198,3 +198,42 @@ fn a_network_beside_a_variant_file_loads_with_it_and_check_validates_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("mychess.nnue"), "{stderr}");
 }
+
+/// `menagerie check FILE` as a process: its status and its stdout.
+fn check(file: &std::path::Path) -> (bool, String) {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_menagerie")).arg("check").arg(file).output().expect("runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn every_shipped_network_names_commands_and_a_header_with_paths_is_warned_about() {
+    let variants = concat!(env!("CARGO_MANIFEST_DIR"), "/variants");
+    let mut shipped = 0;
+    for entry in std::fs::read_dir(variants).expect("variants/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "nnue") {
+            let (ok, stdout) = check(&path);
+            assert!(ok && stdout.contains(": ok (") && !stdout.contains("warning"), "{}: {stdout}", path.display());
+            assert!(stdout.contains("menagerie datagen") && stdout.contains("menagerie train"), "{stdout}");
+            shipped += 1;
+        }
+    }
+    assert!(shipped >= 5, "{shipped} networks shipped");
+
+    // The same weights with a header that names this machine's files.
+    let dir = TempDir::new("paths");
+    let mut net = file::read(&material_network("chess")).expect("reads");
+    net.header.data_command = "menagerie datagen --variant chess --games 10 --shard 3/8".to_string();
+    net.header.train_command = "menagerie train --variant chess --data a.data --rate 0.001".to_string();
+    let clean = temp_file(&dir, "clean.nnue", &file::write(&net));
+    let (ok, stdout) = check(&clean);
+    assert!(ok && !stdout.contains("warning"), "{stdout}");
+    net.header.train_command =
+        "menagerie train --variant chess --data /work/data/a.data /work/data/b.data --init nets/g6.nnue".to_string();
+    let with_paths = temp_file(&dir, "paths.nnue", &file::write(&net));
+    let (ok, stdout) = check(&with_paths);
+    let warning = stdout.lines().find(|l| l.contains("warning")).unwrap_or_default();
+    assert!(ok, "a warning is not an error: {stdout}");
+    assert!(warning.contains("3 files") && warning.contains("/work/data/a.data"), "{stdout}");
+}

@@ -361,7 +361,8 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
     assert!(ok, "{stderr}");
     let net = file::read(&std::fs::read(dir.join("net.nnue")).expect("written")).expect("reads");
     assert!(
-        net.header.train_command.contains("(parts/net.nnue.ckpt being: data: menagerie datagen"),
+        net.header.train_command.contains("--init net.nnue.ckpt (net.nnue.ckpt being: data: menagerie datagen")
+            && !net.header.train_command.contains("parts/"),
         "{:?}",
         net.header
     );

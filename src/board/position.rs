@@ -102,11 +102,9 @@ pub const NO_SQUARE: Square = Square(0);
 fn pawn_cells(variant: &Variant) -> u128 {
     let mut cells = 0u128;
     for k in 0..variant.kind_count().min(MAX_KINDS) {
-        for color in Color::ALL {
-            if variant.promotions[color].get(k).is_some_and(|p| !p.is_empty()) {
-                let kind = PieceKind(k as u8);
-                cells |= 1 << Cell::piece(Color::White, kind).0 | 1 << Cell::piece(Color::Black, kind).0;
-            }
+        let kind = PieceKind(k as u8);
+        if variant.promotes(kind) {
+            cells |= 1 << Cell::piece(Color::White, kind).0 | 1 << Cell::piece(Color::Black, kind).0;
         }
     }
     cells

@@ -108,7 +108,7 @@ fn xboard_betza(betza: &str, takes_en_passant: bool) -> String {
 fn piece_to_char(v: &Variant) -> Option<Vec<char>> {
     let order: Vec<char> = XBOARD_PIECE_ORDER.chars().collect();
     let promoting_slot = |i: usize| order[i] == 'P' || order[i] == 'L';
-    let promotes = |k: usize| Color::ALL.iter().any(|&c| v.promotions[c].get(k).is_some_and(|p| !p.is_empty()));
+    let promotes = |k: usize| v.promotes(PieceKind(k as u8));
     let mut table = vec!['.'; order.len()];
     let mut unplaced = Vec::new();
     for (k, p) in v.pieces.iter().enumerate() {

@@ -239,8 +239,12 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     if let (Some(init), Some(path)) = (&init, &args.init) {
         // What made the starting network, so that the header still says how to remake this one.
         let h = &init.net.header;
-        start.net.header.train_command +=
-            &format!(" ({} being: data: {}, trained by: {})", path.display(), h.data_command, h.train_command);
+        start.net.header.train_command += &format!(
+            " ({} being: data: {}, trained by: {})",
+            super::without_folders(&path.display().to_string()),
+            h.data_command,
+            h.train_command
+        );
     }
     if args.resume && checkpoint.exists() {
         let saved = checkpoint::load(&checkpoint, &variant)?;
@@ -323,7 +327,7 @@ fn header_command() -> String {
                 args.next();
             }
             _ if arg.starts_with("--stop-after-epochs=") => {}
-            _ => words.push(arg),
+            _ => words.push(super::without_folders(&arg)),
         }
     }
     format!("menagerie {}", words.join(" "))

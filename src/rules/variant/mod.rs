@@ -174,6 +174,11 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// Whether men of `kind`, of either colour, promote.
+    pub fn promotes(&self, kind: PieceKind) -> bool {
+        Color::ALL.iter().any(|&c| self.promotions[c].get(kind.0 as usize).is_some_and(|p| !p.is_empty()))
+    }
+
     /// The kind written with `letter` (either case), if any.
     pub fn kind_of_letter(&self, letter: char) -> Option<PieceKind> {
         let upper = letter.to_ascii_uppercase();

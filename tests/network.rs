@@ -237,3 +237,32 @@ fn every_shipped_network_names_commands_and_a_header_with_paths_is_warned_about(
     assert!(ok, "a warning is not an error: {stdout}");
     assert!(warning.contains("3 files") && warning.contains("/work/data/a.data"), "{stdout}");
 }
+
+/// The shipped evaluation of `fen` in `variant`, for the side to move.
+fn shipped_eval(variant: &str, fen: &str) -> i32 {
+    use menagerie::eval::catalogue::Catalogue;
+    use menagerie::eval::EvalMode;
+    let catalogue = Catalogue::builtin();
+    let v = catalogue.get(variant).expect("ships");
+    assert!(catalogue.network(variant).is_some(), "{variant} ships a network");
+    let pos = menagerie::board::position::Position::from_fen(v.clone(), fen).expect(fen);
+    catalogue.evaluator(&v, EvalMode::Full).evaluate(&pos)
+}
+
+#[test]
+fn the_clockwork_network_values_men_in_hand_and_the_twins_conversions() {
+    // After 1. e4 d5 2. exd5 Qxd5 the pawn Black took is in White's hand as a
+    // non-capturing pawn (S): White is worth more with it than without it.
+    let board = "rnb1kbnr/ppp1pppp/8/3q4/8/8/PPPP1PPP/RNBQKBNR";
+    let with_twin = shipped_eval("clockwork", &format!("{board}[S] w KQkq - 0 3"));
+    let empty = shipped_eval("clockwork", &format!("{board}[] w KQkq - 0 3"));
+    assert!(with_twin > empty + 20, "S in hand {with_twin}, empty hand {empty}");
+    // A captured non-capturing knight comes back as a knight: worth more than the twin.
+    let knight = shipped_eval("clockwork", &format!("{board}[N] w KQkq - 0 3"));
+    let nc_knight = shipped_eval("clockwork", &format!("{board}[O] w KQkq - 0 3"));
+    assert!(knight > nc_knight + 30 && nc_knight > empty + 30, "N {knight}, O {nc_knight}, none {empty}");
+    // The side to move sees it the same way: Black holding the twin is worth more to Black.
+    let black_twin = shipped_eval("clockwork", &format!("{board}[s] b KQkq - 0 3"));
+    let black_empty = shipped_eval("clockwork", &format!("{board}[] b KQkq - 0 3"));
+    assert!(black_twin > black_empty + 20, "s in hand {black_twin}, empty {black_empty}");
+}

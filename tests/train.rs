@@ -79,6 +79,7 @@ fn plan(threads: usize) -> TrainPlan {
         mirror: false,
         weight_decay: 0.0,
         init: None,
+        outputs: (1, 0),
     }
 }
 
@@ -366,4 +367,37 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
         "{:?}",
         net.header
     );
+}
+
+/// `--outputs`: a single-output network given output buckets starts as
+/// it was (every bucket a copy of its output, so the same scores), and
+/// trained on, its buckets learn apart and fit the data.
+#[test]
+fn output_buckets_start_from_a_single_output_and_learn_apart() {
+    let (positions, data) = material_data(10);
+    let v = Registry::builtin().get("chess").expect("ships");
+    let first = train(&v, &data, &TrainPlan { epochs: 2, ..plan(2) }, |_| {}, |_, _, _| {});
+    let still = TrainPlan { epochs: 1, rate: 1e-12, final_rate: 1e-12, init: Some(first.clone()), ..plan(2) };
+    let copied = train(&v, &data, &TrainPlan { outputs: (4, 32), ..still }, |_| {}, |_, _, _| {});
+    assert_eq!((copied.header.outputs, copied.header.outputs_men, copied.output_bias.len()), (4, 32, 4));
+    for pos in positions.iter().take(30) {
+        assert!((evaluate_float(&copied, pos) - evaluate_float(&first, pos)).abs() < 0.01);
+    }
+    let (mut losses, mut single) = (Vec::new(), Vec::new());
+    let bucketed = train(
+        &v,
+        &data,
+        &TrainPlan { epochs: 3, outputs: (4, 32), ..plan(2) },
+        |r| losses.push(r.validation_loss),
+        |_, _, _| {},
+    );
+    train(&v, &data, &TrainPlan { epochs: 3, ..plan(2) }, |r| single.push(r.validation_loss), |_, _, _| {});
+    let h = 2 * bucketed.header.hidden;
+    let moved = (1..4).filter(|&b| bucketed.output_weights[b * h..(b + 1) * h] != bucketed.output_weights[..h]).count();
+    assert!(moved > 0, "the buckets trained apart");
+    // Material data is learnt about as well with buckets as without.
+    let (b, s) = (losses[2], single[2]);
+    assert!(b < 0.02 && b < s * 1.5, "bucketed {losses:?}, single {single:?}");
+    let file = file::read(&file::write(&bucketed.quantize())).expect("reads back");
+    assert!(check_fits(&file, &v).is_ok() && file.header.outputs == 4);
 }

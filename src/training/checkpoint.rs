@@ -13,6 +13,7 @@
 //! activation screlu
 //! base linear
 //! inputs 768
+//! outputs 8 32               output buckets and their men (only with buckets)
 //! epoch 3                    epochs done
 //! steps 1431                 Adam's step count
 //! rng 12297829382473034413   the shuffle's generator
@@ -82,9 +83,10 @@ pub fn write(settings: &[(String, String)], state: &TrainState) -> Vec<u8> {
         ("best", best),
     ];
     let settings = settings.iter().map(|(flag, value)| ("setting", format!("{flag} {value}")));
+    let outputs = (h.outputs > 1).then(|| ("outputs", format!("{} {}", h.outputs, h.outputs_men)));
     let commands = [("data", h.data_command.clone()), ("train", h.train_command.clone())];
     let mut text = format!("{MAGIC}\n");
-    for (key, value) in fields.into_iter().chain(settings).chain(commands) {
+    for (key, value) in fields.into_iter().chain(outputs).chain(settings).chain(commands) {
         // A command never spans lines in the header.
         text.push_str(&format!("{key} {}\n", value.replace(['\n', '\r'], " ")));
     }
@@ -148,6 +150,15 @@ pub fn read(bytes: &[u8], variant: &Variant) -> Result<Checkpoint, String> {
         ("none", _) => false,
         (other, at) => return Err(format!("byte {at}: bad base {other:?}")),
     };
+    if let Ok((value, at)) = need("outputs") {
+        let bad = || format!("byte {at}: bad outputs {value:?}");
+        let (n, men) = value.split_once(' ').ok_or_else(bad)?;
+        let (n, men) = (n.parse::<usize>().map_err(|_| bad())?, men.parse::<usize>().map_err(|_| bad())?);
+        if !(2..=crate::eval::nnue::network::MAX_OUTPUTS).contains(&n) || men == 0 {
+            return Err(bad());
+        }
+        net = net.with_output_buckets(n, men);
+    }
     net.header.data_command = need("data")?.0.to_string();
     net.header.train_command = need("train")?.0.to_string();
     let best = match need("best")? {
@@ -239,7 +250,7 @@ impl<'a> Header<'a> {
         let mut at = MAGIC.len() + 1;
         for line in text.lines().skip(1) {
             let (key, value) = line.split_once(' ').unwrap_or((line, ""));
-            let known = ["variant", "pieces", "board", "hands", "hidden", "activation", "base", "inputs"]
+            let known = ["variant", "pieces", "board", "hands", "hidden", "activation", "base", "inputs", "outputs"]
                 .into_iter()
                 .chain(["epoch", "steps", "rng", "best", "setting", "data", "train"]);
             if !known.clone().any(|k| k == key) {
@@ -273,7 +284,7 @@ impl<'a> Header<'a> {
 /// Every weight of `net` in file order.
 fn weights(net: &FloatNetwork) -> impl Iterator<Item = f32> + '_ {
     let rows = net.hidden_weights.iter().chain(&net.hidden_bias).chain(&net.output_weights);
-    rows.copied().chain(std::iter::once(net.output_bias))
+    rows.chain(&net.output_bias).copied()
 }
 
 /// Sets `net`'s weights from `values` in file order.
@@ -284,8 +295,8 @@ fn set_weights(net: &mut FloatNetwork, values: &[f32]) {
     net.hidden_weights.copy_from_slice(rows);
     net.hidden_bias.copy_from_slice(bias);
     net.output_weights.copy_from_slice(out);
-    if let [bias] = rest {
-        net.output_bias = *bias;
+    if rest.len() == net.output_bias.len() {
+        net.output_bias.copy_from_slice(rest);
     }
 }
 
@@ -307,7 +318,7 @@ mod tests {
     use crate::board::registry::Registry;
     use crate::training::train::TrainPlan;
 
-    fn state(variant: &Variant) -> TrainState {
+    fn state(variant: &Variant, outputs: usize) -> TrainState {
         let plan = TrainPlan {
             hidden: 1,
             activation: Activation::ClippedRelu,
@@ -323,6 +334,7 @@ mod tests {
             mirror: false,
             weight_decay: 0.0,
             init: None,
+            outputs: (outputs, 32),
         };
         let mut state = TrainState::new(variant, &plan, true);
         state.epoch = 2;
@@ -330,14 +342,21 @@ mod tests {
         let _ = state.adam.moments(3, 0.25);
         state.net.header.train_command = "menagerie train --variant chess".to_string();
         state.best = Some(Best { epoch: 1, loss: 0.125, net: state.net.clone() });
-        state.net.output_bias = 0.5;
+        state.net.output_bias.iter_mut().enumerate().for_each(|(b, bias)| *bias = 0.5 + b as f32);
         state
     }
 
     #[test]
     fn a_checkpoint_reads_back_and_every_damage_is_a_one_line_error() {
+        for outputs in [1, 3] {
+            a_checkpoint_of_outputs_reads_back(outputs);
+        }
+    }
+
+    fn a_checkpoint_of_outputs_reads_back(outputs: usize) {
         let chess = Registry::builtin().get("chess").expect("ships");
-        let state = state(&chess);
+        let state = state(&chess, outputs);
+        assert_eq!(state.net.output_bias.len(), outputs);
         let settings = vec![("--rate".to_string(), "0.01".to_string()), ("--mirror".to_string(), "no".to_string())];
         let bytes = write(&settings, &state);
         let back = read(&bytes, &chess).expect("reads back");

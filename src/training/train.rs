@@ -68,6 +68,9 @@ pub struct TrainPlan {
     /// [`train_on_base`] must be the one it was trained on (`menagerie
     /// train --init` takes it from the network's header).
     pub init: Option<FloatNetwork>,
+    /// Output buckets (1: one output) and the men that fill the top one. A
+    /// single-output `init` gets this many copies of its output.
+    pub outputs: (usize, usize),
 }
 
 /// What a training run reports per epoch.
@@ -90,6 +93,8 @@ struct Sample {
     /// What the network adds to, in output units (the linear evaluation
     /// over 400 cp for a network on a linear base, else 0).
     base: f32,
+    /// Men on the board (they choose the output bucket).
+    men: usize,
 }
 
 fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, base: Option<&Evaluator>) -> Sample {
@@ -102,7 +107,7 @@ fn decode(record: &Record, features: &FeatureSet, lambda: f32, mirror: bool, bas
     let result = if us == Color::White { record.result() } else { 1.0 - record.result() };
     let score = sign * record.score() as f32 / OUTPUT_SCALE as f32;
     let base = base.map_or(0.0, |eval| linear_score(record, eval, mirror) as f32 / OUTPUT_SCALE as f32);
-    Sample { inputs, target: blended_target(lambda, result, score), base }
+    Sample { inputs, target: blended_target(lambda, result, score), base, men: record.men().count() }
 }
 
 /// The linear evaluation of a record's position (mirrored or not), for the
@@ -116,7 +121,7 @@ struct Gradient {
     hidden_weights: Vec<f32>,
     hidden_bias: Vec<f32>,
     output_weights: Vec<f32>,
-    output_bias: f32,
+    output_bias: Vec<f32>,
     loss: f64,
 }
 
@@ -126,7 +131,7 @@ impl Gradient {
             hidden_weights: vec![0.0; net.hidden_weights.len()],
             hidden_bias: vec![0.0; net.hidden_bias.len()],
             output_weights: vec![0.0; net.output_weights.len()],
-            output_bias: 0.0,
+            output_bias: vec![0.0; net.output_bias.len()],
             loss: 0.0,
         }
     }
@@ -135,7 +140,7 @@ impl Gradient {
         self.hidden_weights.iter_mut().for_each(|g| *g = 0.0);
         self.hidden_bias.iter_mut().for_each(|g| *g = 0.0);
         self.output_weights.iter_mut().for_each(|g| *g = 0.0);
-        self.output_bias = 0.0;
+        self.output_bias.iter_mut().for_each(|g| *g = 0.0);
         self.loss = 0.0;
     }
 
@@ -149,7 +154,9 @@ impl Gradient {
         for (a, b) in self.output_weights.iter_mut().zip(&other.output_weights) {
             *a += b;
         }
-        self.output_bias += other.output_bias;
+        for (a, b) in self.output_bias.iter_mut().zip(&other.output_bias) {
+            *a += b;
+        }
         self.loss += other.loss;
     }
 }
@@ -168,10 +175,11 @@ fn forward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2]) -> f32 {
         }
     }
     let act = net.header.activation;
-    let (w_us, w_them) = net.output_weights.split_at(h);
+    let bucket = net.header.output_bucket(s.men);
+    let (w_us, w_them) = net.output_weights[2 * h * bucket..2 * h * (bucket + 1)].split_at(h);
     let out: f32 = acc[0].iter().zip(w_us).map(|(&x, w)| act.apply(x) * w).sum::<f32>()
         + acc[1].iter().zip(w_them).map(|(&x, w)| act.apply(x) * w).sum::<f32>();
-    out + net.output_bias + s.base
+    out + net.output_bias[bucket] + s.base
 }
 
 /// Adds one sample's loss gradient to `g`; returns its loss.
@@ -182,11 +190,13 @@ fn backward(net: &FloatNetwork, s: &Sample, acc: &mut [Vec<f32>; 2], g: &mut Gra
     let error = p - s.target;
     // d(error²)/d(out) through the sigmoid.
     let d_out = 2.0 * error * p * (1.0 - p);
-    g.output_bias += d_out;
+    let bucket = net.header.output_bucket(s.men);
+    g.output_bias[bucket] += d_out;
     let act = net.header.activation;
     for (side, inputs) in s.inputs.iter().enumerate() {
-        let w = &net.output_weights[side * h..(side + 1) * h];
-        let gw = &mut g.output_weights[side * h..(side + 1) * h];
+        let at = 2 * h * bucket + side * h;
+        let w = &net.output_weights[at..at + h];
+        let gw = &mut g.output_weights[at..at + h];
         // Reuse the accumulator for the gradient at the hidden sums.
         for ((x, &wi), gwi) in acc[side].iter_mut().zip(w).zip(gw.iter_mut()) {
             *gwi += act.apply(*x) * d_out;
@@ -222,9 +232,8 @@ fn adam_step(net: &mut FloatNetwork, g: &Gradient, adam: &mut Adam<f32>, rate: f
         .iter_mut()
         .chain(net.hidden_bias.iter_mut())
         .chain(net.output_weights.iter_mut())
-        .chain(std::iter::once(&mut net.output_bias));
-    let grads =
-        g.hidden_weights.iter().chain(&g.hidden_bias).chain(&g.output_weights).chain(std::iter::once(&g.output_bias));
+        .chain(net.output_bias.iter_mut());
+    let grads = g.hidden_weights.iter().chain(&g.hidden_bias).chain(&g.output_weights).chain(&g.output_bias);
     for (k, (w, &gr)) in params.zip(grads).enumerate() {
         let (m_hat, v_hat) = adam.moments(k, gr * scale);
         *w -= rate * (m_hat / adam.denominator(v_hat) + decay * *w);
@@ -366,7 +375,8 @@ impl TrainState {
                 }
                 net
             }
-        };
+        }
+        .with_output_buckets(plan.outputs.0, plan.outputs.1);
         let adam = Adam::new(parameter_count(&net), ADAM_EPSILON);
         TrainState::continuing(net, adam, plan)
     }
@@ -386,7 +396,7 @@ impl TrainState {
 
 /// The weights Adam moves in a network: every weight and bias.
 pub fn parameter_count(net: &FloatNetwork) -> usize {
-    net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + 1
+    net.hidden_weights.len() + net.hidden_bias.len() + net.output_weights.len() + net.output_bias.len()
 }
 
 /// The loss of the linear evaluation `eval` on the validation positions of

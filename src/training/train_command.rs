@@ -76,6 +76,10 @@ pub struct TrainArgs {
     /// --activation and --base. A checkpoint brings Adam's state along too.
     #[arg(long)]
     pub init: Option<PathBuf>,
+    /// Output buckets by the men on the board (1: one output). With --init
+    /// of a single-output network, each bucket starts as a copy of its output.
+    #[arg(long, default_value_t = 1)]
+    pub outputs: usize,
     /// Where to write the network (default: NAME.nnue).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -180,6 +184,9 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     if !(0.0..=1.0).contains(&args.lambda) || !(0.0..0.5).contains(&args.validation) {
         return Err("--lambda must be 0 to 1 and --validation 0 to 0.5".to_string());
     }
+    if !(1..=crate::eval::nnue::network::MAX_OUTPUTS).contains(&args.outputs) {
+        return Err(format!("--outputs must be 1 to {}", crate::eval::nnue::network::MAX_OUTPUTS));
+    }
     if args.shuffle_buffer == 0 {
         return Err("--shuffle-buffer must be at least 1".to_string());
     }
@@ -216,7 +223,16 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         mirror: args.mirror,
         weight_decay: args.weight_decay,
         init: init.as_ref().map(|init| init.net.clone()),
+        outputs: (args.outputs, start_men(&variant)?),
     };
+    if let Some(Init { net, adam: Some(_), .. }) = &init {
+        if net.header.outputs != args.outputs && args.outputs > 1 {
+            return Err(format!(
+                "--outputs {} from a checkpoint of {} output(s): its optimiser state has another shape; --init its .nnue",
+                args.outputs, net.header.outputs
+            ));
+        }
+    }
     let linear = catalogue.evaluator(&variant, crate::eval::EvalMode::Linear);
     let base = match base_name {
         "none" => None,
@@ -345,7 +361,7 @@ fn settings(args: &TrainArgs, plan: &TrainPlan, base: &str, init: Option<&str>) 
     }
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_string();
     let setting = |flag: &str, value: String| (flag.to_string(), value);
-    Ok(vec![
+    Ok([
         setting("--variant", args.variant.clone()),
         setting("--data", data.join(", ")),
         setting("--init", init.unwrap_or("none").to_string()),
@@ -365,7 +381,20 @@ fn settings(args: &TrainArgs, plan: &TrainPlan, base: &str, init: Option<&str>) 
         setting("--min-ply", args.min_ply.to_string()),
         setting("--max-score", args.max_score.map_or("none".to_string(), |s| s.to_string())),
         setting("--noisy", yes_no(args.noisy)),
-    ])
+    ]
+    .into_iter()
+    // Only with buckets, so that checkpoints written before them still resume.
+    .chain(
+        (plan.outputs.0 > 1).then(|| setting("--outputs", format!("{} over {} men", plan.outputs.0, plan.outputs.1))),
+    )
+    .collect())
+}
+
+/// The men on the board of `variant`'s start position: the top output bucket's.
+fn start_men(variant: &std::sync::Arc<Variant>) -> Result<usize, String> {
+    let start = crate::board::position::Position::startpos(std::sync::Arc::clone(variant))
+        .map_err(|e| format!("{}: bad start position: {e}", variant.name))?;
+    Ok(crate::eval::nnue::accumulator::board_men(&start))
 }
 
 /// What `--init` names: a network, or a checkpoint (its network and Adam's state).

@@ -6,7 +6,7 @@
 
 use super::features::FeatureSet;
 use super::network::Network;
-use crate::board::position::{Change, Changes, Position};
+use crate::board::position::{Change, Changes, Place, Position};
 use crate::rules::piece::Color;
 
 /// Both perspectives' sums of one position.
@@ -42,11 +42,24 @@ impl Accumulator {
         apply_changes(&mut self.sums, net, features, changes);
     }
 
-    /// The network's score of the position, in centipawns for `side_to_move`.
+    /// The network's score of the position, in centipawns for `side_to_move`,
+    /// with `men` men on the board (which choose the output bucket).
     #[inline]
-    pub fn evaluate(&self, net: &Network, side_to_move: Color) -> i32 {
-        net.output(self.perspective(side_to_move), self.perspective(!side_to_move))
+    pub fn evaluate(&self, net: &Network, side_to_move: Color, men: usize) -> i32 {
+        let bucket = net.header.output_bucket(men);
+        net.output(self.perspective(side_to_move), self.perspective(!side_to_move), bucket)
     }
+}
+
+/// The men on the board of `pos` (output buckets count them).
+pub fn board_men(pos: &Position) -> usize {
+    pos.squares().iter().filter(|&&sq| !pos.cell(sq).is_empty()).count()
+}
+
+/// How a move's changes change the men on the board.
+#[inline]
+fn men_change(changes: &[Change]) -> i32 {
+    changes.iter().filter(|c| matches!(c.place, Place::Board(_))).map(|c| if c.added { 1 } else { -1 }).sum()
 }
 
 /// Both perspectives' sums (`2 * hidden`, White's first) of `pos`, from scratch.
@@ -107,6 +120,8 @@ pub struct AccumulatorStack {
     changes: Vec<Changes>,
     /// Whether each ply's sums are up to date.
     computed: Vec<bool>,
+    /// The men on the board at each ply (kept at every push: output buckets need it).
+    men: Vec<i32>,
     hidden: usize,
 }
 
@@ -118,6 +133,7 @@ impl AccumulatorStack {
             sums: vec![0; plies * 2 * net.hidden()],
             changes: vec![Changes::new(); plies],
             computed: vec![false; plies],
+            men: vec![0; plies],
             hidden: net.hidden(),
         }
     }
@@ -126,6 +142,7 @@ impl AccumulatorStack {
     pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
         refresh_sums(&mut self.sums[..2 * self.hidden], net, features, pos);
         self.computed[0] = true;
+        self.men[0] = board_men(pos) as i32;
     }
 
     /// Records that ply `ply` follows ply `ply - 1` by `changes` (a null
@@ -136,6 +153,7 @@ impl AccumulatorStack {
         slot.clear();
         slot.try_extend_from_slice(changes).expect("a move changes at most MAX_CHANGES cells");
         self.computed[ply] = false;
+        self.men[ply] = self.men[ply - 1] + men_change(changes);
     }
 
     /// The network's score at ply `ply` for `side_to_move`, in centipawns.
@@ -144,9 +162,10 @@ impl AccumulatorStack {
         self.bring_up_to_date(net, features, ply);
         let (h, base) = (self.hidden, ply * 2 * self.hidden);
         let (white, black) = self.sums[base..base + 2 * h].split_at(h);
+        let bucket = net.header.output_bucket(self.men[ply].max(0) as usize);
         match side_to_move {
-            Color::White => net.output(white, black),
-            Color::Black => net.output(black, white),
+            Color::White => net.output(white, black, bucket),
+            Color::Black => net.output(black, white, bucket),
         }
     }
 

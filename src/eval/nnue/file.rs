@@ -1,7 +1,8 @@
 //! `NAME.nnue` files: a text header of `key value` lines that says what the
 //! network is for and how it was made, an `end` line, then the quantized
 //! weights as little-endian integers (hidden weights and biases `i16`,
-//! output weights `i16`, output bias `i32`).
+//! output weights `i16`, output biases `i32`). A network with output
+//! buckets says so in an `outputs BUCKETS MEN` line (none: one output).
 //!
 //! ```text
 //! menagerie-nnue 1
@@ -18,7 +19,7 @@
 //! end
 //! ```
 
-use super::network::{Activation, Network, NetworkHeader, MAX_HIDDEN};
+use super::network::{Activation, Network, NetworkHeader, MAX_HIDDEN, MAX_OUTPUTS};
 
 /// The first line of every network file.
 const MAGIC: &str = "menagerie-nnue 1";
@@ -72,13 +73,18 @@ pub fn write(net: &Network) -> Vec<u8> {
     line("activation", h.activation.name());
     line("base", if h.linear_base { "linear" } else { "none" });
     line("inputs", &net.inputs.to_string());
+    if h.outputs > 1 {
+        line("outputs", &format!("{} {}", h.outputs, h.outputs_men));
+    }
     line("data", &h.data_command);
     line("train", &h.train_command);
     let mut bytes = format!("{MAGIC}\n{text}end\n").into_bytes();
     for w in net.hidden_weights.iter().chain(&net.hidden_bias).chain(&net.output_weights) {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
-    bytes.extend_from_slice(&net.output_bias.to_le_bytes());
+    for b in &net.output_bias {
+        bytes.extend_from_slice(&b.to_le_bytes());
+    }
     bytes
 }
 
@@ -111,6 +117,19 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
     }
     let inputs = number("inputs")?;
     let activation = field("activation")?;
+    // Networks without an `outputs` line have one output.
+    let (outputs, outputs_men) = match field("outputs") {
+        Err(_) => (1, 0),
+        Ok(v) => {
+            let bad =
+                || NetworkError::BadHeader(format!("outputs {v} (BUCKETS MEN: 2 to {MAX_OUTPUTS}, then 1 or more)"));
+            let (n, men) = v.split_once(' ').ok_or_else(bad)?;
+            match (n.parse::<usize>(), men.trim().parse::<usize>()) {
+                (Ok(n), Ok(men)) if (2..=MAX_OUTPUTS).contains(&n) && men >= 1 => (n, men),
+                _ => return Err(bad()),
+            }
+        }
+    };
     let header = NetworkHeader {
         variant: field("variant")?.to_string(),
         pieces: field("pieces")?.to_string(),
@@ -129,15 +148,17 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
             "linear" => true,
             other => return Err(NetworkError::BadHeader(format!("base {other}"))),
         },
+        outputs,
+        outputs_men,
         data_command: field("data").unwrap_or("").to_string(),
         train_command: field("train").unwrap_or("").to_string(),
     };
     let body = &bytes[end + "end\n".len()..];
     let count16 = inputs
         .checked_mul(hidden)
-        .and_then(|n| n.checked_add(3 * hidden))
+        .and_then(|n| n.checked_add(hidden + 2 * hidden * outputs))
         .ok_or(NetworkError::BadHeader(format!("inputs {inputs}")))?;
-    let expected = 2 * count16 + 4;
+    let expected = 2 * count16 + 4 * outputs;
     if body.len() < expected {
         return Err(NetworkError::Truncated { expected, found: body.len() });
     }
@@ -148,9 +169,9 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
     let mut take = |n: usize| words.by_ref().take(n).collect::<Vec<i16>>();
     let hidden_weights = take(inputs * hidden);
     let hidden_bias = take(hidden);
-    let output_weights = take(2 * hidden);
-    let tail = &body[2 * count16..];
-    let output_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let output_weights = take(2 * hidden * outputs);
+    let output_bias =
+        body[2 * count16..].chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     Ok(Network { header, inputs, hidden_weights, hidden_bias, output_weights, output_bias })
 }
 

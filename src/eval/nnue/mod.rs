@@ -42,7 +42,7 @@ pub fn evaluate_fresh(net: &Network, pos: &Position) -> i32 {
     let features = FeatureSet::new(pos.variant());
     let mut acc = Accumulator::new(net);
     acc.refresh(net, &features, pos);
-    acc.evaluate(net, pos.side_to_move())
+    acc.evaluate(net, pos.side_to_move(), accumulator::board_men(pos))
 }
 
 /// The float network's score of `pos`, in centipawns for the side to move.
@@ -56,7 +56,7 @@ pub fn evaluate_float(net: &FloatNetwork, pos: &Position) -> f32 {
         net.accumulate(&active, &mut sums[color.index()]);
     }
     let us = pos.side_to_move().index();
-    net.output(&sums[us], &sums[1 - us])
+    net.output(&sums[us], &sums[1 - us], net.header.output_bucket(accumulator::board_men(pos)))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The network: per perspective one hidden layer over the inputs of
 //! [`FeatureSet`], its activations for the side to move first, then the
-//! other side, into one output. [`FloatNetwork`] holds `f32` weights (for
+//! other side, into one output; with output buckets, one output per bucket
+//! of men on the board, the position's count choosing which
+//! ([`NetworkHeader::output_bucket`]). [`FloatNetwork`] holds `f32` weights (for
 //! training and for tests); [`Network`] holds them quantized for play.
 //!
 //! Quantization (after bullet's convention): the accumulator and the hidden
@@ -19,6 +21,8 @@ pub const QB: i32 = 128;
 pub const OUTPUT_SCALE: i32 = 400;
 /// Widest hidden layer a network file may have.
 pub const MAX_HIDDEN: usize = 1024;
+/// Most output buckets a network file may have.
+pub const MAX_OUTPUTS: usize = 32;
 
 /// The hidden layer's activation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +81,11 @@ pub struct NetworkHeader {
     /// Whether the network adds to the linear evaluation (it was trained on
     /// what the linear evaluation misses) instead of scoring alone.
     pub linear_base: bool,
+    /// Output buckets (1: a single output).
+    pub outputs: usize,
+    /// The men on the board that fill the top bucket (the start position's
+    /// count); buckets split `1..=outputs_men` evenly.
+    pub outputs_men: usize,
     /// The command that made the training data.
     pub data_command: String,
     /// The command that trained the network.
@@ -94,9 +103,22 @@ impl NetworkHeader {
             hidden,
             activation,
             linear_base: false,
+            outputs: 1,
+            outputs_men: 0,
             data_command: String::new(),
             train_command: String::new(),
         }
+    }
+
+    /// The output bucket of a position with `men` men on the board: the
+    /// men from 1 to `outputs_men` cut into `outputs` equal bands (fewer
+    /// men in the lower buckets; more than `outputs_men` in the top one).
+    #[inline]
+    pub fn output_bucket(&self, men: usize) -> usize {
+        if self.outputs <= 1 {
+            return 0;
+        }
+        (men.saturating_sub(1) * self.outputs / self.outputs_men.max(1)).min(self.outputs - 1)
     }
 
     /// Why this network cannot evaluate `variant`, if it cannot.
@@ -132,10 +154,10 @@ pub struct FloatNetwork {
     pub hidden_weights: Vec<f32>,
     /// Hidden biases.
     pub hidden_bias: Vec<f32>,
-    /// Output weights: the side to move's `hidden`, then the other side's.
+    /// Output weights per bucket: the side to move's `hidden`, then the other side's.
     pub output_weights: Vec<f32>,
-    /// Output bias.
-    pub output_bias: f32,
+    /// Output bias per bucket.
+    pub output_bias: Vec<f32>,
 }
 
 impl FloatNetwork {
@@ -148,8 +170,21 @@ impl FloatNetwork {
             hidden_weights: vec![0.0; inputs * hidden],
             hidden_bias: vec![0.0; hidden],
             output_weights: vec![0.0; 2 * hidden],
-            output_bias: 0.0,
+            output_bias: vec![0.0],
         }
+    }
+
+    /// This single-output network with `outputs` output buckets over
+    /// `men` men, each a copy of its output (so that it scores as before
+    /// until trained on). A network with buckets already is kept as it is.
+    pub fn with_output_buckets(mut self, outputs: usize, men: usize) -> FloatNetwork {
+        if self.header.outputs == 1 && outputs > 1 {
+            self.output_weights = self.output_weights.repeat(outputs);
+            self.output_bias = self.output_bias.repeat(outputs);
+            self.header.outputs = outputs;
+            self.header.outputs_men = men;
+        }
+        self
     }
 
     /// The accumulator of a set of active inputs: the bias plus their rows.
@@ -163,14 +198,14 @@ impl FloatNetwork {
         }
     }
 
-    /// The output in centipawns for the side to move, from both accumulators.
-    pub fn output(&self, us: &[f32], them: &[f32]) -> f32 {
+    /// The output of `bucket` in centipawns for the side to move, from both accumulators.
+    pub fn output(&self, us: &[f32], them: &[f32], bucket: usize) -> f32 {
         let h = self.header.hidden;
         let act = self.header.activation;
-        let (w_us, w_them) = self.output_weights.split_at(h);
+        let (w_us, w_them) = self.output_weights[2 * h * bucket..2 * h * (bucket + 1)].split_at(h);
         let sum: f32 = us.iter().zip(w_us).map(|(&x, w)| act.apply(x) * w).sum::<f32>()
             + them.iter().zip(w_them).map(|(&x, w)| act.apply(x) * w).sum::<f32>();
-        (sum + self.output_bias) * OUTPUT_SCALE as f32
+        (sum + self.output_bias[bucket]) * OUTPUT_SCALE as f32
     }
 
     /// The network with integer weights. Values beyond what `i16` holds are
@@ -183,7 +218,7 @@ impl FloatNetwork {
             hidden_weights: self.hidden_weights.iter().map(|&w| q16(w, QA)).collect(),
             hidden_bias: self.hidden_bias.iter().map(|&b| q16(b, QA)).collect(),
             output_weights: self.output_weights.iter().map(|&w| q16(w, QB)).collect(),
-            output_bias: (self.output_bias * (QA * QB) as f32).round() as i32,
+            output_bias: self.output_bias.iter().map(|&b| (b * (QA * QB) as f32).round() as i32).collect(),
         }
     }
 }
@@ -199,10 +234,10 @@ pub struct Network {
     pub hidden_weights: Vec<i16>,
     /// Hidden biases (scale [`QA`]).
     pub hidden_bias: Vec<i16>,
-    /// Output weights (scale [`QB`]): the side to move's, then the other side's.
+    /// Output weights (scale [`QB`]) per bucket: the side to move's, then the other side's.
     pub output_weights: Vec<i16>,
-    /// Output bias (scale `QA * QB`).
-    pub output_bias: i32,
+    /// Output bias (scale `QA * QB`) per bucket.
+    pub output_bias: Vec<i32>,
 }
 
 impl Network {
@@ -216,7 +251,7 @@ impl Network {
             hidden_weights: scaled(&self.hidden_weights, QA),
             hidden_bias: scaled(&self.hidden_bias, QA),
             output_weights: scaled(&self.output_weights, QB),
-            output_bias: self.output_bias as f32 / (QA * QB) as f32,
+            output_bias: self.output_bias.iter().map(|&b| b as f32 / (QA * QB) as f32).collect(),
         }
     }
 
@@ -233,11 +268,12 @@ impl Network {
         &self.hidden_weights[i * h..(i + 1) * h]
     }
 
-    /// The output in centipawns for the side to move, from the accumulators
-    /// of the side to move (`us`) and of the other side (`them`).
-    pub fn output(&self, us: &[i32], them: &[i32]) -> i32 {
+    /// The output of `bucket` in centipawns for the side to move, from the
+    /// accumulators of the side to move (`us`) and of the other side (`them`).
+    #[inline]
+    pub fn output(&self, us: &[i32], them: &[i32], bucket: usize) -> i32 {
         let h = self.hidden();
-        let (w_us, w_them) = self.output_weights.split_at(h);
+        let (w_us, w_them) = self.output_weights[2 * h * bucket..2 * h * (bucket + 1)].split_at(h);
         let sum = match self.header.activation {
             Activation::ClippedRelu => {
                 let half = |acc: &[i32], w: &[i16]| -> i64 {
@@ -255,7 +291,7 @@ impl Network {
                 (half(us, w_us) + half(them, w_them)) / i64::from(QA)
             }
         };
-        let out = (sum + i64::from(self.output_bias)) * i64::from(OUTPUT_SCALE) / i64::from(QA * QB);
+        let out = (sum + i64::from(self.output_bias[bucket])) * i64::from(OUTPUT_SCALE) / i64::from(QA * QB);
         out.clamp(i64::from(i32::MIN / 2), i64::from(i32::MAX / 2)) as i32
     }
 }

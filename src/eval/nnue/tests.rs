@@ -100,14 +100,15 @@ fn king_succession_and_castling_are_followed() {
 fn float_and_quantized_outputs_agree_within_twelve_centipawns() {
     const BOUND: f32 = 12.0;
     const MEAN_BOUND: f32 = 5.0;
-    for (variant, activation) in [
-        ("capablanca", Activation::SquaredClippedRelu),
-        ("clockwork", Activation::ClippedRelu),
-        ("clash1", Activation::SquaredClippedRelu),
-        ("chess", Activation::ClippedRelu),
+    for (variant, activation, outputs) in [
+        ("capablanca", Activation::SquaredClippedRelu, 1),
+        ("clockwork", Activation::ClippedRelu, 1),
+        ("clash1", Activation::SquaredClippedRelu, 1),
+        ("chess", Activation::ClippedRelu, 1),
+        ("capablanca", Activation::SquaredClippedRelu, 8),
     ] {
         let v = Registry::builtin().get(variant).expect("ships");
-        let float = FloatNetwork::random(&v, 64, activation, 11);
+        let float = bucketed(FloatNetwork::random(&v, 64, activation, 11), outputs, 40);
         let quantized = float.quantize();
         let (mut worst, mut total, mut count) = (0.0f32, 0.0f32, 0);
         random_games(variant, 4, 80, |pos, _| {
@@ -122,6 +123,44 @@ fn float_and_quantized_outputs_agree_within_twelve_centipawns() {
     }
 }
 
+/// `net` with `outputs` output buckets over `men` men, each bucket's
+/// output made different from the others (a copy would hide a wrong bucket).
+fn bucketed(net: FloatNetwork, outputs: usize, men: usize) -> FloatNetwork {
+    let mut net = net.with_output_buckets(outputs, men);
+    let per_bucket = 2 * net.header.hidden;
+    for (i, w) in net.output_weights.iter_mut().enumerate() {
+        *w *= 1.0 - 0.02 * (i / per_bucket) as f32;
+    }
+    for (b, bias) in net.output_bias.iter_mut().enumerate() {
+        *bias += 0.02 * b as f32;
+    }
+    net
+}
+
+#[test]
+fn output_buckets_split_the_men_evenly() {
+    let v = Registry::builtin().get("capablanca").expect("ships");
+    let net = FloatNetwork::random(&v, 8, Activation::SquaredClippedRelu, 3);
+    assert_eq!((1..=40).map(|men| net.header.output_bucket(men)).collect::<Vec<_>>(), vec![0; 40]);
+    let net = net.with_output_buckets(8, 40);
+    let buckets: Vec<usize> = (0..=42).map(|men| net.header.output_bucket(men)).collect();
+    // Five men a bucket: 1-5 in the first, 36-40 (and more) in the last.
+    assert_eq!(&buckets[..7], &[0, 0, 0, 0, 0, 0, 1]);
+    assert_eq!(&buckets[35..], &[6, 7, 7, 7, 7, 7, 7, 7]);
+    assert!(buckets.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+    // Until trained, every bucket scores as the single output did.
+    let single = FloatNetwork::random(&v, 8, Activation::SquaredClippedRelu, 3);
+    let pos = Position::from_fen(Arc::clone(&v), "4k5/10/10/10/10/10/10/4K4R w - - 0 1").expect("fen");
+    assert_eq!(evaluate_float(&single, &pos), evaluate_float(&net, &pos));
+    assert_eq!(evaluate_fresh(&single.quantize(), &pos), evaluate_fresh(&net.quantize(), &pos));
+    // A bucketed network scores the few men of this position with its first bucket.
+    let mut first_only = net.clone();
+    first_only.output_bias[0] += 0.5;
+    assert!((evaluate_float(&first_only, &pos) - evaluate_float(&net, &pos) - 200.0).abs() < 0.01);
+    let start = Position::startpos(Arc::clone(&v)).expect("start");
+    assert_eq!(evaluate_float(&first_only, &start), evaluate_float(&net, &start));
+}
+
 #[test]
 fn files_round_trip_and_damage_is_refused() {
     let v = Registry::builtin().get("capablanca").expect("ships");
@@ -133,6 +172,20 @@ fn files_round_trip_and_damage_is_refused() {
     let back = file::read(&bytes).expect("reads back");
     assert_eq!(back, net);
     assert!(check_fits(&back, &v).is_ok());
+    assert!(!String::from_utf8_lossy(&bytes).contains("\noutputs "), "one output: no outputs line");
+
+    // With output buckets: the `outputs` line, every bucket's weights and bias.
+    let buckets = bucketed(float.clone(), 8, 40).quantize();
+    let bucket_bytes = file::write(&buckets);
+    assert!(String::from_utf8_lossy(&bucket_bytes).contains("\noutputs 8 40\n"));
+    assert_eq!(file::read(&bucket_bytes).expect("reads back"), buckets);
+    assert_eq!(bucket_bytes.len() - bytes.len(), 7 * (2 * 2 * 24 + 4) + "outputs 8 40\n".len());
+    for bad in ["outputs 1 40", "outputs 8", "outputs 99 40", "outputs 8 0", "outputs x 40"] {
+        let text = String::from_utf8_lossy(&bucket_bytes).replace("outputs 8 40", bad);
+        assert!(matches!(file::read(text.as_bytes()), Err(NetworkError::BadHeader(_))), "{bad}");
+    }
+    let cut = file::read(&bucket_bytes[..bucket_bytes.len() - 4]);
+    assert!(matches!(cut, Err(NetworkError::Truncated { .. })), "{cut:?}");
 
     let truncated = file::read(&bytes[..bytes.len() - 10]);
     assert!(matches!(truncated, Err(NetworkError::Truncated { .. })), "{truncated:?}");
@@ -172,7 +225,8 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
     const PLIES: usize = 12;
     for name in Registry::builtin().names() {
         let v = Registry::builtin().get(&name).expect("listed");
-        let net = FloatNetwork::random(&v, 32, Activation::SquaredClippedRelu, 9).quantize();
+        // Output buckets (one or two men each): the stack must count the men too.
+        let net = bucketed(FloatNetwork::random(&v, 32, Activation::SquaredClippedRelu, 9), 32, 48).quantize();
         let features = FeatureSet::new(&v);
         let mut stack = AccumulatorStack::new(&net, PLIES + 1);
         let mut rng = SplitMix64(0xacc ^ name.len() as u64);

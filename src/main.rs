@@ -100,6 +100,7 @@ fn finish(result: Result<(), String>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    stop_quietly_when_stdout_closes();
     let matches = Cli::command().get_matches();
     let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
@@ -244,6 +245,25 @@ fn check_file(catalogue: &Catalogue, file: &Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `menagerie ... | head` closes the output early; Rust reports the failed
+/// print as a panic. Unix tools stop quietly then, and so does menagerie
+/// (any other panic is reported as before).
+fn stop_quietly_when_stdout_closes() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        report(info);
+    }));
 }
 
 /// `menagerie check FILE.nnue`: reads a network and checks it against the

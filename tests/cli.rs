@@ -175,3 +175,23 @@ fn play_names_the_pieces_in_its_legend() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("white hand: U (nc rook)\nblack hand: U (nc rook)\n"), "{text}");
 }
+
+/// `menagerie ... | head`: output to a pipe whose reader has gone ends the
+/// command quietly (exit 0, nothing on stderr), as Unix tools do, instead
+/// of a panic report.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    let network = concat!(env!("CARGO_MANIFEST_DIR"), "/variants/clash1.nnue");
+    for args in [&["variants"][..], &["perft", "--variant", "chess", "--depth", "2", "--divide"], &["check", network]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && stderr.is_empty(), "{args:?}: {:?} {stderr}", out.status);
+    }
+}

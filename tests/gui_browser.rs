@@ -884,7 +884,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     let game = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/clash1-40.pgn"))
         .expect("the Clash 1 fixture");
     ok(addr, "POST", "/api/pgn", &json!({ "pgn": game }).to_string());
-    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 1080}));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 1250}));
     browser.open(&format!("http://{addr}/"));
     browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 80", "the game");
     browser.js("document.getElementById('review-time').value = '100'");
@@ -916,6 +916,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     browser.call("POST", "/window/rect", &json!({"width": 400, "height": 900}));
     browser.open(&format!("http://{addr}/"));
     browser.wait_for("return document.querySelectorAll('.held').length >= 6", "full hands");
+    browser.wait_for("return window.scrollY === 0", "the page's top");
     browser.screenshot(&dir.join("gui-narrow.png"));
     browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 900}));
     println!("screenshots written to {}", dir.display());

@@ -305,9 +305,13 @@ function renderMoves() {
   $("moves").innerHTML = items
     .map((i) => `<li value="${i.number}">${span(i.white)}${i.black ? span(i.black) : "<span></span>"}</li>`)
     .join("");
-  const cur = $("moves").querySelector("span.cur");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
-  else if (atEnd()) $("moves").scrollTop = $("moves").scrollHeight;
+  // Only the list scrolls to the current move, never the page (a narrow window's page is long).
+  const list = $("moves");
+  const cur = list.querySelector("span.cur");
+  if (cur) {
+    const [r, l] = [cur.getBoundingClientRect(), list.getBoundingClientRect()];
+    if (r.top < l.top || r.bottom > l.bottom) list.scrollTop += r.top - l.top - l.height / 2;
+  } else if (atEnd()) list.scrollTop = list.scrollHeight;
 }
 
 function renderNav() {

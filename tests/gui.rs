@@ -442,6 +442,49 @@ fn serving_without_the_token_is_a_choice_with_a_warning() {
     assert_eq!(gui.stop(), "");
 }
 
+/// `menagerie gui --open GAME.pgn` starts with the file's game on the board
+/// (its variant from the Variant tag); a missing or bad file is one error
+/// line and a failing exit. No desktop browser is started: PATH is empty.
+#[test]
+fn open_puts_a_pgn_game_on_the_board() {
+    let dir = std::env::temp_dir().join(format!("menagerie-gui-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let good = dir.join("clockwork.pgn");
+    std::fs::write(&good, "[Variant \"clockwork\"]\n[White \"Ann\"]\n\n1. e4 d5 2. exd5 S@d6 *\n").expect("write");
+    let bad = dir.join("bad.pgn");
+    std::fs::write(&bad, "[Variant \"clockwork\"]\n\n1. e4 Ke7 2. Qh5 Kxe9 *\n").expect("write");
+    let gui = |file: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_menagerie"))
+            .args(["gui", "--port", "0", "--open"])
+            .arg(file)
+            .env("PATH", "")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start menagerie gui")
+    };
+    let mut child = gui(&good);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("the address line");
+    let url = line.split_whitespace().nth(2).unwrap_or_else(|| panic!("no address in {line:?}"));
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().expect("an address");
+    let s = state(addr);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(s["variant"], "clockwork");
+    let moves: Vec<&str> = s["moves"].as_array().into_iter().flatten().filter_map(|m| m["san"].as_str()).collect();
+    assert_eq!(moves, ["e4", "d5", "exd5", "S@d6"]);
+    assert_eq!(s["names"]["white"], "Ann");
+    for file in [bad, dir.join("missing.pgn")] {
+        let out = gui(&file).wait_with_output().expect("menagerie gui ends");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "{} was accepted", file.display());
+        assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{err}");
+        assert!(err.contains(&file.display().to_string()), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn drops_swaps_and_succession() {
     count_panics();
@@ -603,6 +646,16 @@ fn clocks_resignation_and_draw_offers() {
     let pgn = ok(addr, "GET", "/api/pgn", "")["pgn"].as_str().unwrap_or("").to_string();
     assert!(pgn.contains("[Termination \"time forfeit\"]") && pgn.contains("[TimeControl \"1\"]"), "{pgn}");
     assert!(pgn.contains("{White's flag fell} 0-1"), "{pgn}");
+    // Against a king and knight, which cannot mate, a flag fall draws.
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess","clock":"1+0","fen":"4kn2/8/8/8/8/8/PPPP4/R3K3 w - - 0 1"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"a2a3"}"#);
+    ok(addr, "POST", "/api/move", r#"{"move":"f8g6"}"#);
+    thread::sleep(Duration::from_millis(1200));
+    let s = ok(addr, "POST", "/api/flag", "");
+    assert_eq!(
+        (s["result"]["result"].as_str(), s["result"]["reason"].as_str()),
+        (Some("1/2-1/2"), Some("White's flag fell, but Black cannot mate"))
+    );
     // Resignation.
     ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
     assert!(refused(addr, "POST", "/api/resign", r#"{"side":"red"}"#, 400).contains("\"white\" or \"black\""));

@@ -8,15 +8,17 @@
 //! arrow keys) and checks the board at each move, plays from an earlier move
 //! after the page asks, reads Clash 5's legend and the names shown on
 //! hover, runs "Analyse game" and finds the graph with the planted blunder,
-//! and plays the engine with clocks until a flag falls; drags men.
+//! and plays the engine with clocks until a flag falls; drags men; premoves
+//! against the engine; draws arrows and circles; finds the game again after
+//! a reload and from its link in a fresh browser.
 //!
 //! An `#[ignore]`d test plays whole games against the engine by clicks in
 //! Clockwork, Relocation and Clash 5 (`-- --ignored --nocapture`).
 //!
 //! With `MENAGERIE_SCREENSHOTS=DIR` it also takes the README's screenshots
 //! (Clockwork with full hands and their names, Clash 5 under analysis, Clash
-//! 5 with its legend, an analysed game's graph, a Relocation swap choice)
-//! into DIR.
+//! 5 with its legend, an analysed game's graph and accuracy, a Relocation
+//! swap choice, Clockwork at 400 px wide, arrows drawn on the board) into DIR.
 
 mod common;
 mod gui_support;
@@ -158,14 +160,19 @@ impl Browser {
 
     /// Presses the mouse on `from`, moves it in steps to `to` and lets go there.
     fn drag(&self, from: &str, to: &str) {
+        self.drag_with(from, to, 0);
+    }
+
+    /// [`Browser::drag`] with mouse button `button` (2: the right one).
+    fn drag_with(&self, from: &str, to: &str, button: u8) {
         let center = |css: &str| {
             let v = self.js(&format!("const r = document.querySelector('{css}').getBoundingClientRect(); return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)]"));
             (v[0].as_i64().unwrap_or(0), v[1].as_i64().unwrap_or(0))
         };
         let ((fx, fy), (tx, ty)) = (center(from), center(to));
         let step = |x: i64, y: i64, ms: u64| json!({"type": "pointerMove", "origin": "viewport", "x": x, "y": y, "duration": ms});
-        let actions = json!([step(fx, fy, 0), {"type": "pointerDown", "button": 0}, step(fx + 8, fy - 8, 50),
-            step((fx + tx) / 2, (fy + ty) / 2, 100), step(tx, ty, 100), {"type": "pointerUp", "button": 0}]);
+        let actions = json!([step(fx, fy, 0), {"type": "pointerDown", "button": button}, step(fx + 8, fy - 8, 50),
+            step((fx + tx) / 2, (fy + ty) / 2, 100), step(tx, ty, 100), {"type": "pointerUp", "button": button}]);
         let body = json!({"actions": [{"type": "pointer", "id": "drag", "parameters": {"pointerType": "mouse"}, "actions": actions}]});
         self.call("POST", "/actions", &body);
     }
@@ -349,10 +356,10 @@ fn the_page_works_with_its_token() {
     assert_eq!(request(addr, "GET", "/api/state", "").0, 403, "no token, no state");
     browser.open(&format!("http://{addr}/?token={token}"));
     browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
-    assert_eq!(
-        browser.js("return location.href"),
-        Value::String(format!("http://{addr}/")),
-        "the token leaves the address bar"
+    let href = browser.js("return location.href");
+    assert!(
+        href.as_str().is_some_and(|h| h.starts_with(&format!("http://{addr}/?variant=chess")) && !h.contains("token")),
+        "the token leaves the address bar, the game takes its place: {href}"
     );
     browser.click_move("e2", "e4", 1);
     script("/api/move", r#"{"move":"e5"}"#);
@@ -653,6 +660,190 @@ fn clocks_to_a_flag_fall_and_the_end_buttons() {
     assert_eq!(browser.js("return document.getElementById('status').textContent"), json!("1/2-1/2: Draw by agreement"));
 }
 
+/// Premoves against the engine: while it thinks, a move picked by clicks is
+/// marked and played as soon as the engine has moved; one that is illegal
+/// then is dropped without a word; a click on an empty square or a right
+/// click cancels one (picked by dragging).
+#[test]
+fn premoves_against_the_engine() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    // The engine thinks until told to move (*Engine move* while it thinks), so no step races its clock.
+    browser.js("document.getElementById('movetime').value = '600000'");
+    let move_now = || browser.click("#engine-move");
+    browser.click("input[name=\"mode\"][value=\"white\"]");
+    let thinking = |moves: usize| {
+        browser.wait_for(&format!("return ui.engineBusy && ui.state.moves.length === {moves}"), "the engine thinking");
+    };
+    let answered = |moves: usize| {
+        browser.wait_for(
+            &format!("return !ui.engineBusy && ui.state.moves.length === {moves} && ui.state.side === 'white'"),
+            &format!("{moves} moves, White to move"),
+        );
+    };
+    let premoved = || {
+        browser.js(
+            "return [...document.querySelectorAll('#board .sq.premove')].map(e => e.dataset.square).sort().join(' ')",
+        )
+    };
+    browser.click_move("e2", "e4", 1);
+    thinking(1);
+    browser.click("[data-square=\"d2\"]");
+    browser.click("[data-square=\"d4\"]");
+    assert_eq!(premoved(), json!("d2 d4"), "the premove is marked");
+    move_now();
+    browser.wait_for("return ui.state.moves.length === 3", "the premove played after the engine's move");
+    assert_eq!(ok(addr, "GET", "/api/state", "")["moves"][2]["uci"], "d2d4");
+    assert_eq!(premoved(), json!(""));
+
+    // A knight cannot reach g5 from g1: dropped, no error, White to move.
+    thinking(3);
+    browser.click("[data-square=\"g1\"]");
+    browser.click("[data-square=\"g5\"]");
+    assert_eq!(premoved(), json!("g1 g5"));
+    move_now();
+    answered(4);
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!((browser.js("return ui.state.moves.length"), premoved()), (json!(4), json!("")));
+    assert_eq!(browser.error_line(), json!(""));
+
+    // Dragged, then cancelled by a click on an empty square.
+    browser.click_move("b1", "c3", 5);
+    thinking(5);
+    browser.drag("[data-square=\"f2\"]", "[data-square=\"f3\"]");
+    assert_eq!(premoved(), json!("f2 f3"));
+    thread::sleep(Duration::from_millis(350));
+    browser.click("[data-square=\"e3\"]");
+    assert_eq!(premoved(), json!(""), "an empty square cancels");
+    move_now();
+    answered(6);
+    // Picked again and cancelled by a right click.
+    browser.click_move("g1", "f3", 7);
+    thinking(7);
+    browser.click("[data-square=\"h2\"]");
+    browser.click("[data-square=\"h3\"]");
+    assert_eq!(premoved(), json!("h2 h3"));
+    browser.drag_with("[data-square=\"a3\"]", "[data-square=\"a3\"]", 2);
+    assert_eq!(premoved(), json!(""), "a right click cancels");
+    move_now();
+    answered(8);
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!(browser.js("return ui.state.moves.length"), json!(8));
+}
+
+/// Drawings as on lichess: a right-button drag draws an arrow, a right click
+/// a circle, the same again takes it away, a left click clears them; the
+/// engine's best move is an arrow while it analyses.
+#[test]
+fn arrows_and_circles_on_the_board() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    let shapes = || {
+        browser.js("return [...document.querySelectorAll('#shapes g .user')].map(e => e.tagName + ':' + (e.dataset.square || e.dataset.from + '-' + e.dataset.to)).sort().join(' ')")
+    };
+    browser.drag_with("[data-square=\"e2\"]", "[data-square=\"e4\"]", 2);
+    browser.wait_for("return document.querySelectorAll('#shapes line.arrow.user').length === 1", "the arrow");
+    assert_eq!(shapes(), json!("line:e2-e4"));
+    // The arrow runs from e2's centre towards e4's.
+    let along = browser.js(
+        "const l = document.querySelector('#shapes line.arrow'); const c = s => { const e = document.querySelector(`[data-square=\"${s}\"]`); return [e.offsetLeft + e.offsetWidth / 2, e.offsetTop + e.offsetHeight / 2]; }; \
+         const [a, b] = [c('e2'), c('e4')]; return l.x1.baseVal.value === a[0] && l.y1.baseVal.value === a[1] && l.x2.baseVal.value === b[0] && l.y2.baseVal.value > b[1] && l.y2.baseVal.value < a[1]",
+    );
+    assert_eq!(along, json!(true));
+    browser.drag_with("[data-square=\"d5\"]", "[data-square=\"d5\"]", 2);
+    browser.drag_with("[data-square=\"g1\"]", "[data-square=\"f3\"]", 2);
+    assert_eq!(shapes(), json!("circle:d5 line:e2-e4 line:g1-f3"));
+    assert_eq!(ok(addr, "GET", "/api/state", "")["moves"].as_array().map(Vec::len), Some(0), "drawing moves nothing");
+    browser.drag_with("[data-square=\"e2\"]", "[data-square=\"e4\"]", 2);
+    assert_eq!(shapes(), json!("circle:d5 line:g1-f3"), "drawn again, taken away");
+    if let Some(dir) = std::env::var_os("MENAGERIE_SCREENSHOTS") {
+        browser.click("#analyse");
+        browser.wait_for("return !!document.querySelector('#shapes g .best')", "the best move's arrow");
+        thread::sleep(Duration::from_secs(2));
+        std::fs::create_dir_all(&dir).expect("screenshot folder");
+        browser.screenshot(&Path::new(&dir).join("gui-arrows.png"));
+        browser.click("#analyse");
+    }
+    browser.click("[data-square=\"a6\"]");
+    assert_eq!(shapes(), json!(""), "a left click clears them");
+    // The engine's best move while it analyses.
+    browser.click("#analyse");
+    // Read in one go: each new line of the analysis redraws it.
+    browser.wait_for(
+        "const l = document.querySelector('#shapes line.arrow.best'); return !!l && ui.lines.get(1).pv[0].startsWith(l.dataset.from + l.dataset.to)",
+        "the best move's arrow on the analysis' first move",
+    );
+    browser.click("#analyse");
+    browser.wait_for("return !document.querySelector('#shapes g .best')", "the arrow gone with the analysis");
+}
+
+/// The game lives in the page's address: a reload finds the same game at the
+/// same move (and the mute switch as it was), and the link opens it in a
+/// fresh browser on a fresh board; `?fen=` opens a position. Moves and
+/// captures sound as such.
+#[test]
+fn the_game_lives_in_the_address() {
+    let Some(browser) = browser_or_skip() else { return };
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    browser.click_move("e2", "e4", 1);
+    browser.click_move("d7", "d5", 2);
+    browser.click_move("e4", "d5", 3);
+    assert_eq!(browser.js("return sounds.last"), json!("capture"), "a capture sounds as one");
+    browser.click_move("hand:black:S", "d6", 4);
+    assert_eq!(browser.js("return sounds.last"), json!("move"));
+    // The mute switch is remembered over the reload below.
+    browser.click("#mute");
+    browser.click("#nav-prev");
+    browser.wait_for("return ui.state.ply === 3", "move 3 viewed");
+    let link = browser.js("return location.pathname + location.search");
+    let link = link.as_str().unwrap_or("").to_string();
+    assert_eq!(link, "/?variant=clockwork&moves=e2e4,d7d5,e4d5,S@d6&ply=3");
+    let board = board_men(&browser);
+    browser.call("POST", "/refresh", &json!({}));
+    browser.wait_for("return ui.state && ui.state.moves.length === 4 && ui.state.ply === 3", "the game after a reload");
+    assert_eq!(board_men(&browser), board);
+    assert_eq!(browser.hand("black"), "S1");
+    assert_eq!(browser.js("return document.getElementById('mute').checked && sounds.muted"), json!(true));
+
+    // A fresh browser on a fresh board opens the same game from the link.
+    drop(browser);
+    let Some(fresh) = browser_or_skip() else { return };
+    let other = start_server();
+    let elsewhere = other.addr();
+    fresh.open(&format!("http://{elsewhere}{link}"));
+    fresh.wait_for("return ui.state && ui.state.moves.length === 4 && ui.state.ply === 3", "the linked game");
+    assert_eq!(board_men(&fresh), board);
+    let state = ok(elsewhere, "GET", "/api/state", "");
+    let moves: Vec<&str> = state["moves"].as_array().into_iter().flatten().filter_map(|m| m["san"].as_str()).collect();
+    assert_eq!((state["variant"].as_str(), moves), (Some("clockwork"), vec!["e4", "d5", "exd5", "S@d6"]));
+    assert_eq!(fresh.error_line(), json!(""));
+
+    // A position by its FEN alone, in the variant named.
+    let fen = "4k3/8/8/8/8/8/8/4K3[U] w - - 0 1";
+    let query = fen.replace(' ', "%20").replace('[', "%5B").replace(']', "%5D");
+    fresh.open(&format!("http://{elsewhere}/?variant=clockwork&fen={query}"));
+    fresh.wait_for(
+        "return ui.state && ui.state.moves.length === 0 && document.querySelectorAll('.held').length === 1",
+        "the FEN's position",
+    );
+    assert_eq!(ok(elsewhere, "GET", "/api/state", "")["fen"], fen);
+    let link = fresh
+        .js("const p = new URLSearchParams(location.search); return [p.get('variant'), p.get('fen'), p.has('moves')]");
+    assert_eq!(link, json!(["clockwork", fen, false]));
+}
+
 /// The README's pictures.
 fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     std::fs::create_dir_all(dir).expect("screenshot folder");
@@ -693,7 +884,7 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     let game = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/analysis/clash1-40.pgn"))
         .expect("the Clash 1 fixture");
     ok(addr, "POST", "/api/pgn", &json!({ "pgn": game }).to_string());
-    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 960}));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 1250}));
     browser.open(&format!("http://{addr}/"));
     browser.wait_for("return document.querySelectorAll('#moves span[data-ply]').length === 80", "the game");
     browser.js("document.getElementById('review-time').value = '100'");
@@ -719,6 +910,15 @@ fn screenshots(browser: &Browser, addr: SocketAddr, dir: &Path) {
     browser.click("[data-square=\"f8\"]");
     browser.wait_for("return document.querySelectorAll('.sq.target').length > 0", "swap targets");
     browser.screenshot(&dir.join("gui-relocation.png"));
+
+    // A phone's width: Clockwork with full hands at 400 px.
+    ok(addr, "POST", "/api/pgn", &json!({ "pgn": pgn }).to_string());
+    browser.call("POST", "/window/rect", &json!({"width": 400, "height": 900}));
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return document.querySelectorAll('.held').length >= 6", "full hands");
+    browser.wait_for("return window.scrollY === 0", "the page's top");
+    browser.screenshot(&dir.join("gui-narrow.png"));
+    browser.call("POST", "/window/rect", &json!({"width": 1240, "height": 900}));
     println!("screenshots written to {}", dir.display());
 }
 

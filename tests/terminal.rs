@@ -2,7 +2,8 @@
 //! `help`, an ambiguous SAN, text that is no move, an illegal move, a move
 //! and the reply, `undo`, `moves`, `hint` and `flip`, each answered in one
 //! line (a board follows where the position changed); the clocks start
-//! with each side's first move; the engine's evaluation follows its move.
+//! with each side's first move; the engine's evaluation follows its move;
+//! Unicode figures on request, letters in a pipe.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -75,4 +76,18 @@ fn the_engine_gives_its_evaluation_with_its_move() {
     // Without a move of the person's own, there is nothing to take back.
     let answers = play(&["--depth", "1", "--color", "black"], "undo\nquit\n");
     assert!(answers[1].starts_with("nothing to take back\n"), "{answers:#?}");
+}
+
+#[test]
+fn figures_on_request_letters_in_a_pipe() {
+    // A pipe gets letters by default; `--unicode` draws figures, without colour codes off a terminal.
+    let plain = play(&["--random"], "quit\n");
+    assert!(plain[0].contains("\n 1 R N B Q K B N R \n"), "{}", plain[0]);
+    let figures = play(&["--random", "--unicode"], "quit\n");
+    assert!(
+        figures[0].contains("\n 1 ♖ ♘ ♗ ♕ ♔ ♗ ♘ ♖ \n") && figures[0].contains("\n 8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜ \n"),
+        "{}",
+        figures[0]
+    );
+    assert!(!figures[0].contains('\x1b'), "no colour codes in a pipe");
 }

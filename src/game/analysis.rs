@@ -399,14 +399,16 @@ fn comment(text: &str) -> String {
 
 /// The game as annotated PGN: `tags` (with `Annotator` set to `annotator`),
 /// a first comment with both summaries, after every move its mark and
-/// `{[%eval …]}`, and after each marked move what it lost and the engine's
-/// line as a variation.
+/// `{[%eval …]}` (with the game's own `[%clk …]` where `clocks` has one for
+/// that move, as lichess writes both), and after each marked move what it
+/// lost and the engine's line as a variation.
 pub fn annotated_pgn(
     tags: &[(String, String)],
     result: &str,
     start: &Position,
     analysis: &GameAnalysis,
     annotator: &str,
+    clocks: &[Option<String>],
 ) -> String {
     let mut out = String::new();
     let mut have_result = false;
@@ -429,12 +431,15 @@ pub fn annotated_pgn(
     let [white, black] = &analysis.summary;
     let mut tokens = vec![comment(&format!("{annotator}. White: {}. Black: {}.", white.text(), black.text()))];
     let mut pos = start.clone();
-    for mv in &analysis.moves {
+    for (i, mv) in analysis.moves.iter().enumerate() {
         // Every move is followed by a comment, so Black's moves carry their number too.
         tokens.push(format!("{}{}", mv.number, if mv.white { "." } else { "..." }));
         tokens.push(format!("{}{}", mv.san, mv.mark.map_or("", Mark::symbol)));
-        if let Some(text) = mv.after.pgn_text() {
-            tokens.push(format!("{{[%eval {text}]}}"));
+        let eval = mv.after.pgn_text().map(|text| format!("[%eval {text}]"));
+        let clock = clocks.get(i).cloned().flatten().map(|time| format!("[%clk {time}]"));
+        let commands: Vec<String> = eval.into_iter().chain(clock).collect();
+        if !commands.is_empty() {
+            tokens.push(format!("{{{}}}", commands.join(" ")));
         }
         if let Some(mark) = mv.mark {
             let best = mv.best_san.as_deref().map_or(String::new(), |b| format!(" {b} was best."));
@@ -550,8 +555,12 @@ mod tests {
         assert!((black - 13.51).abs() < 0.01 && (black - analysis.moves[1].accuracy).abs() < 1e-9, "{black}");
         assert!(analysis.summary[0].text().starts_with("accuracy 100%, average centipawn loss 0"));
         let tags = vec![("Event".to_string(), "t".to_string()), ("Result".to_string(), "*".to_string())];
-        let pgn = annotated_pgn(&tags, "*", &start, &analysis, "menagerie");
+        let pgn = annotated_pgn(&tags, "*", &start, &analysis, "menagerie", &[]);
         assert!(pgn.contains("1. e4 {[%eval 0.35]} 1... Nc6?? {[%eval 9.00]}"), "{pgn}");
+        // The game's own clocks are kept beside the evaluations.
+        let clocked = annotated_pgn(&tags, "*", &start, &analysis, "menagerie", &[Some("0:04:59".to_string())]);
+        assert!(clocked.contains("1. e4 {[%eval 0.35] [%clk 0:04:59]} 1... Nc6?? {[%eval 9.00]}"), "{clocked}");
+        assert_eq!(crate::game::pgn::read_pgn(&clocked)[0].clocks, [Some("0:04:59".to_string())]);
         assert!(pgn.contains("(1... e5)"), "{pgn}");
         let back = crate::game::pgn::read_pgn(&pgn);
         assert_eq!(back.len(), 1);

@@ -126,6 +126,9 @@ pub struct PgnGame {
     pub result: String,
     /// The last comment (the runner puts the reason for the result there).
     pub last_comment: Option<String>,
+    /// The clock after each move (`0:04:59` from `{[%clk 0:04:59]}`), at the
+    /// move's index; shorter than `moves` when the last moves carry none.
+    pub clocks: Vec<Option<String>>,
 }
 
 impl PgnGame {
@@ -199,6 +202,13 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
     Some((name.to_string(), value.replace("\\\"", "\"").replace("\\\\", "\\")))
 }
 
+/// The time of a `[%clk H:MM:SS]` command in a comment's text.
+fn clock_of(comment: &str) -> Option<String> {
+    let rest = comment.split_once("[%clk")?.1;
+    let time = rest.split_once(']')?.0.trim();
+    (!time.is_empty() && time.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '.')).then(|| time.to_string())
+}
+
 /// Reads every game of a PGN text. Malformed parts are skipped, never a panic.
 pub fn read_pgn(text: &str) -> Vec<PgnGame> {
     let mut games = Vec::new();
@@ -244,7 +254,13 @@ pub fn read_pgn(text: &str) -> Vec<PgnGame> {
             if comment_depth > 0 {
                 if c == '}' {
                     comment_depth = 0;
-                    game.last_comment = Some(std::mem::take(&mut comment).trim().to_string());
+                    let text = std::mem::take(&mut comment).trim().to_string();
+                    if let Some(clock) = clock_of(&text).filter(|_| variation_depth == 0 && !game.moves.is_empty()) {
+                        let at = game.moves.len() - 1;
+                        game.clocks.resize(at + 1, None);
+                        game.clocks[at] = Some(clock);
+                    }
+                    game.last_comment = Some(text);
                 } else {
                     comment.push(c);
                 }
@@ -292,6 +308,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn clocks_of_the_moves() {
+        let text = "1. e4 {[%eval 0.2] [%clk 0:04:59]} e5 {book} 2. Nf3 {[%clk 0:04:50.5]} \
+                    (2. f4 {[%clk 9:99:99]}) Nc6 {[%clk bad]} *";
+        let games = read_pgn(text);
+        assert_eq!(games[0].moves, ["e4", "e5", "Nf3", "Nc6"]);
+        let clocks: Vec<Option<&str>> = games[0].clocks.iter().map(Option::as_deref).collect();
+        assert_eq!(clocks, [Some("0:04:59"), None, Some("0:04:50.5")], "none from a variation or a bad time");
+    }
+
+    #[test]
     fn read_back() {
         let text = "[Event \"t\"]\n[White \"a \\\"b\\\"\"]\n\n1. e4 {book} e5 2. Nf3 (2. f4 exf4) $1 Nc6 ; rest\n{done} 1-0\n\n\
                     [Event \"u\"]\n[FEN \"x\"]\n\n12... a10 13. O-O 1/2-1/2\n";
@@ -302,6 +328,7 @@ mod tests {
         assert_eq!(games[0].result, "1-0");
         assert_eq!(games[0].last_comment.as_deref(), Some("done"));
         assert_eq!(games[1].moves, ["a10", "O-O"]);
+        assert!(games[0].clocks.is_empty(), "no [%clk] read");
         assert_eq!(games[1].result, "1/2-1/2");
         assert!(read_pgn("[[[ {{ ((").len() <= 1);
         assert_eq!(today().len(), 10);

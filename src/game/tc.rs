@@ -8,7 +8,6 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use crate::board::outcome::Outcome;
 use crate::rules::piece::Color;
 
 /// A clock time control: `moves` moves in `base`, plus `increment` per move.
@@ -322,13 +321,6 @@ impl GameClock {
         let c = &self.clocks[side.index()];
         (self.left_ms(side, now).max(1) as u64, c.increment().as_millis() as u64, c.moves_to_go())
     }
-
-    /// The result when `flagged`'s flag falls: a loss. (The rules core has no
-    /// notion yet of a side that cannot mate; when it has, a flag fall
-    /// against such a side draws, decided here.)
-    pub fn flag_outcome(flagged: Color) -> Outcome {
-        Outcome::win_for(!flagged)
-    }
 }
 
 #[cfg(test)]
@@ -394,7 +386,6 @@ mod tests {
         assert_eq!(clock.flagged(at(68_000)), None);
         assert_eq!(clock.flagged(at(69_001)), Some(Color::Black));
         assert!(!clock.moved(Color::Black, at(69_500)), "a move after the flag fell does not count");
-        assert_eq!(GameClock::flag_outcome(Color::Black), Outcome::WhiteWins);
         clock.stop(at(70_000));
         assert_eq!((clock.running(), clock.flagged(at(80_000))), (None, None));
         assert_eq!(clock.left_ms(Color::Black, at(80_000)), -1000, "stopped at 70 s");

@@ -12,6 +12,7 @@ pub mod server;
 pub mod session;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -27,9 +28,10 @@ pub struct GuiArgs {
     /// Address to listen on (only this machine by default).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
-    /// Open the page in the default browser.
-    #[arg(long)]
-    pub open: bool,
+    /// Open the page in the default browser; `--open GAME.pgn` also puts
+    /// the file's first game on the board (its variant from the Variant tag).
+    #[arg(long, num_args = 0..=1, value_name = "GAME.pgn")]
+    pub open: Option<Option<PathBuf>>,
     /// On an address other machines can reach, serve without the token
     /// (anyone who reaches the port can then drive the board and the engine).
     #[arg(long)]
@@ -42,6 +44,12 @@ pub fn run_gui(args: &GuiArgs, catalogue: Catalogue) -> ExitCode {
         eprintln!("error: no loaded variant has a valid start position");
         return ExitCode::FAILURE;
     };
+    if let Some(Some(path)) = &args.open {
+        if let Err(e) = open_game(&app, path) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
     let rule = if args.no_token { TokenRule::Off } else { TokenRule::Auto };
     let server = match server::start_with(Arc::new(app), &args.host, args.port, rule) {
         Ok(s) => s,
@@ -77,11 +85,25 @@ pub fn run_gui(args: &GuiArgs, catalogue: Catalogue) -> ExitCode {
         None => format!("http://{shown}/"),
     };
     println!("menagerie gui: {url} (Ctrl-C to stop)");
-    if args.open {
+    if args.open.is_some() {
         open_browser(&url);
     }
     server.join();
     ExitCode::SUCCESS
+}
+
+/// Puts the first game of the PGN file at `path` on the board, through
+/// the page's own import; the reason in one line when it cannot.
+fn open_game(app: &api::App, path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let reply = api::handle(app, "POST", "/api/pgn", &serde_json::json!({ "pgn": text }).to_string());
+    if reply.status == 200 {
+        return Ok(());
+    }
+    let error = serde_json::from_str::<serde_json::Value>(&reply.body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string));
+    Err(error.unwrap_or(reply.body))
 }
 
 /// Asks the desktop to open `url`; a failure only costs a line of advice.

@@ -18,6 +18,7 @@ use crate::board::position::Position;
 use crate::engine::{Engine, EngineError, EngineEvent};
 use crate::eval::catalogue::Catalogue;
 use crate::game::analysis::Eval;
+use crate::game::flag::flag_outcome;
 use crate::game::pgn::Replayed;
 use crate::game::pgn::{read_pgn, replay, write_game, PgnContext};
 use crate::game::record::{make_recorded, GameRecord, PlayedMove, Termination};
@@ -208,6 +209,8 @@ impl Session {
             "check": check.map(|sq| sq.to_string()),
             "last": self.cursor.checked_sub(1).map(|i| self.played[i].uci.clone()),
             "ply": self.cursor,
+            "start_fen": self.start_fen,
+            "standard_start": Position::startpos(Arc::clone(&v)).is_ok_and(|p| p.to_fen() == self.start_fen),
             "moves": self.played.iter().map(|p| json!({"uci": p.uci, "san": p.san, "white": p.white, "number": p.number})).collect::<Vec<_>>(),
             "result": result,
             "game_result": game_result,
@@ -352,8 +355,12 @@ impl Session {
     pub fn check_flag(&mut self) -> bool {
         let now = Instant::now();
         let Some(side) = self.clock.as_ref().and_then(|c| c.flagged(now)) else { return false };
-        let reason = format!("{}'s flag fell", side_name(side));
-        self.end(GameClock::flag_outcome(side), reason, Termination::TimeForfeit);
+        let outcome = flag_outcome(side, &self.end_position());
+        let reason = match outcome {
+            Outcome::Draw => format!("{}'s flag fell, but {} cannot mate", side_name(side), side_name(!side)),
+            _ => format!("{}'s flag fell", side_name(side)),
+        };
+        self.end(outcome, reason, Termination::TimeForfeit);
         true
     }
 

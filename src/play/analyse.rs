@@ -469,7 +469,7 @@ fn analyse_games(args: &AnalyseArgs, catalogue: &Catalogue) -> Result<String, St
         if show_progress {
             eprintln!();
         }
-        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &analysis, &annotator);
+        let text = annotated_pgn(&game.tags, &game.result, &replayed.start, &analysis, &annotator, &game.clocks);
         let who = |tag: &str| game.tag(tag).unwrap_or("?").to_string();
         let _ = writeln!(
             summaries,

@@ -3,4 +3,5 @@
 //! test suite analysed by an engine).
 
 pub mod analyse;
+pub mod figures;
 pub mod terminal;

@@ -19,11 +19,13 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use super::figures::BoardStyle;
 use crate::board::position::Position;
 use crate::board::registry::Registry;
 use crate::engine::analysis::{InProcess, Searcher};
 use crate::eval::catalogue::Catalogue;
 use crate::game::analysis::Eval;
+use crate::game::flag::flag_outcome;
 use crate::game::openings::SplitMix64;
 use crate::game::san::{move_to_san, parse_san, SanError};
 use crate::game::tc::{Clock, GameClock, TimeControl};
@@ -81,12 +83,24 @@ pub struct PlayArgs {
     /// Seed of the random mover (with --random).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Draw the men as Unicode chess figures (coloured on a terminal
+    /// without NO_COLOR); the default on a terminal, not in a pipe.
+    #[arg(long, conflicts_with = "ascii")]
+    pub unicode: bool,
+    /// Draw the men as the variant's letters (the default in a pipe).
+    #[arg(long)]
+    pub ascii: bool,
 }
 
 /// The board as text: ranks from the top (from the bottom when `flipped`,
 /// Black's side then nearest), the variant's letters, `.` for an empty
 /// square, file letters below, and the hands when the variant has them.
 pub fn draw_board(pos: &Position, flipped: bool) -> String {
+    draw_board_in(pos, flipped, BoardStyle::Ascii)
+}
+
+/// [`draw_board`] with the men drawn in `style` (letters, or figures).
+pub fn draw_board_in(pos: &Position, flipped: bool, style: BoardStyle) -> String {
     let v = pos.variant();
     let shape = v.shape;
     let mut out = String::new();
@@ -96,11 +110,11 @@ pub fn draw_board(pos: &Position, flipped: bool) -> String {
         out.push_str(&format!("{:>2} ", rank + 1));
         for &file in &files {
             let c = shape.square(file, rank).map(|sq| pos.cell(sq));
-            match c {
-                Some(cell) if cell.is_piece() => out.push(v.cell_letter(cell)),
-                _ => out.push('.'),
-            }
-            out.push(' ');
+            let man = c
+                .filter(|cell| cell.is_piece())
+                .map(|cell| (v.cell_letter(cell), v.pieces[cell.kind().index()].name.as_str(), cell.color()));
+            // a1 is dark.
+            out.push_str(&style.square(man, (file + rank) % 2 == 1));
         }
         out.push('\n');
     }
@@ -335,6 +349,7 @@ struct Game<'a> {
     pos: Position,
     moves: Vec<String>,
     flipped: bool,
+    style: BoardStyle,
     clock: Option<GameClock>,
     hints: Option<InProcess>,
 }
@@ -447,8 +462,18 @@ pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
     let clock = GameClock::start(setup.tc, pos.side_to_move(), Instant::now());
     let human = setup.human;
     let flipped = human == Color::Black;
-    let mut game =
-        Game { setup: &setup, catalogue, start: pos.clone(), pos, moves: Vec::new(), flipped, clock, hints: None };
+    let style = BoardStyle::choose(args.unicode, args.ascii);
+    let mut game = Game {
+        setup: &setup,
+        catalogue,
+        start: pos.clone(),
+        pos,
+        moves: Vec::new(),
+        flipped,
+        style,
+        clock,
+        hints: None,
+    };
     let mut input = std::io::stdin().lock().lines();
     println!("{}", setup.variant.description);
     println!(
@@ -456,7 +481,7 @@ pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
         human.name(),
         Opponent::describe(args, &setup.tc)
     );
-    println!("\n{}", draw_board(&game.pos, game.flipped));
+    println!("\n{}", draw_board_in(&game.pos, game.flipped, game.style));
     loop {
         if let Some(end) = game.pos.game_end() {
             let result = end.outcome().pgn();
@@ -491,12 +516,12 @@ pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
                 }
                 Command::Undo => {
                     println!("{}", game.undo(human));
-                    println!("\n{}", draw_board(&game.pos, game.flipped));
+                    println!("\n{}", draw_board_in(&game.pos, game.flipped, game.style));
                     continue;
                 }
                 Command::Flip | Command::Board => {
                     game.flipped ^= Command::read(&line) == Command::Flip;
-                    println!("\n{}", draw_board(&game.pos, game.flipped));
+                    println!("\n{}", draw_board_in(&game.pos, game.flipped, game.style));
                     continue;
                 }
             };
@@ -534,7 +559,7 @@ pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
             })
         };
         let Some(line) = line else {
-            let result = GameClock::flag_outcome(side).pgn();
+            let result = flag_outcome(side, &game.pos).pgn();
             println!("{}'s flag fell ({result})", if side == Color::White { "White" } else { "Black" });
             opponent.game_over(result, "time forfeit");
             break;
@@ -543,7 +568,7 @@ pub fn run_play(args: &PlayArgs, catalogue: &Catalogue) -> ExitCode {
             Some(clocks) => println!("{line}; {clocks}"),
             None => println!("{line}"),
         }
-        println!("\n{}", draw_board(&game.pos, game.flipped));
+        println!("\n{}", draw_board_in(&game.pos, game.flipped, game.style));
     }
     opponent.quit();
     ExitCode::SUCCESS

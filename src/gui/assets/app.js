@@ -2,7 +2,10 @@
 // the game), turns clicks into moves from the engine's legal-move list,
 // steps through the game, shows the clocks, the evaluation bar, the graph of
 // an analysed game and the legend of the pieces, and follows the
-// server-sent events. Men move by clicks or by drag and drop.
+// server-sent events. Men move by clicks or by drag and drop. Premoves
+// (premove.js), the drawings on the board (arrows.js), the sounds
+// (sounds.js) and the game in the address (share.js) have files of their own,
+// served joined before this one as app.js (src/gui/assets.rs).
 "use strict";
 
 const ui = {
@@ -92,10 +95,16 @@ function setState(state) {
     ui.state.thinking = state.thinking;
     $("analyse").checked = state.analysing !== null;
     renderStatus();
+    renderShapes();
     return;
   }
   const variantChanged = !ui.state || ui.state.variant !== state.variant;
+  const before = ui.state;
   ui.state = state;
+  const sound = soundOf(before, state);
+  if (sound) playSound(sound);
+  if (!before || before.fen !== state.fen) clearShapes();
+  writeGameLink(state);
   ui.clockAt = performance.now();
   if (variantChanged) {
     ui.variant = ui.variants.find((v) => v.name === state.variant) || null;
@@ -112,7 +121,7 @@ function setState(state) {
   $("fen").value = state.fen;
   $("analyse").checked = state.analysing !== null;
   render();
-  maybeEngineMove();
+  if (!playPremove()) maybeEngineMove();
 }
 
 function render() {
@@ -129,8 +138,10 @@ function render() {
 
 function boardSize() {
   const s = ui.state;
-  const room = Math.min(window.innerWidth - 470, window.innerHeight - 260);
-  return Math.max(36, Math.min(72, Math.floor(room / Math.max(s.files, s.ranks))));
+  // A narrow window (a phone) gives the board its whole width, the panel below it.
+  const narrow = window.innerWidth < 760;
+  const room = narrow ? window.innerWidth - 80 : Math.min(window.innerWidth - 470, window.innerHeight - 260);
+  return Math.max(narrow ? 24 : 36, Math.min(72, Math.floor(room / Math.max(s.files, s.ranks))));
 }
 
 function targetsOf(selected) {
@@ -159,6 +170,7 @@ function renderBoard() {
       if (last.includes(name)) classes.push("last");
       if (ui.selected && ui.selected.square === name) classes.push("sel");
       if (s.check === name) classes.push("check");
+      classes.push(...premoveClasses(name));
       const here = targets.filter((m) => m.to === name);
       if (here.length) {
         classes.push("target");
@@ -176,6 +188,7 @@ function renderBoard() {
   const setup = s.setup && s.legal.some((m) => m.kind === "pass" || m.kind === "swap");
   $("setup-bar").hidden = !setup;
   $("keep").hidden = !s.legal.some((m) => m.kind === "pass");
+  renderShapes();
 }
 
 function renderHands() {
@@ -292,9 +305,13 @@ function renderMoves() {
   $("moves").innerHTML = items
     .map((i) => `<li value="${i.number}">${span(i.white)}${i.black ? span(i.black) : "<span></span>"}</li>`)
     .join("");
-  const cur = $("moves").querySelector("span.cur");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
-  else if (atEnd()) $("moves").scrollTop = $("moves").scrollHeight;
+  // Only the list scrolls to the current move, never the page (a narrow window's page is long).
+  const list = $("moves");
+  const cur = list.querySelector("span.cur");
+  if (cur) {
+    const [r, l] = [cur.getBoundingClientRect(), list.getBoundingClientRect()];
+    if (r.top < l.top || r.bottom > l.bottom) list.scrollTop += r.top - l.top - l.height / 2;
+  } else if (atEnd()) list.scrollTop = list.scrollHeight;
 }
 
 function renderNav() {
@@ -398,7 +415,28 @@ function renderGraph() {
     marks;
   const accuracy = (s) => (s.accuracy === null || s.accuracy === undefined ? "" : `accuracy ${Math.round(s.accuracy)}%, `);
   const side = (name, s) => `${name}: ${accuracy(s)}average centipawn loss ${Math.round(s.acpl)}, ${s.inaccuracies} ?!, ${s.mistakes} ?, ${s.blunders} ??`;
-  $("review-summary").textContent = `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. The curve rises as White's chances grow (light: White's share); click to view a move.`;
+  renderGraphScales(r, x, y);
+  $("review-summary").textContent =
+    `${side("White", r.summary.white)}. ${side("Black", r.summary.black)}. ` +
+    "The line is White's winning chances: the light area under it is White's share, the dark area above it Black's " +
+    "(the higher the line, the better for White); the evaluation in pawns is marked up the side, the move numbers along the bottom. Click to view a move.";
+}
+
+/** The graph's scales: evaluations in pawns up the side, at the heights
+ * their winning chances stand, and move numbers along the bottom. */
+function renderGraphScales(r, x, y) {
+  const at = (px, whole) => `${((px / whole) * 100).toFixed(1)}%`;
+  $("graph-y").innerHTML = [5, 2, 0, -2, -5]
+    .map((p) => `<span style="top:${at(y(chancesOf({ cp: p * 100 })), GRAPH.h)}">${p > 0 ? "+" : ""}${p}</span>`)
+    .join("");
+  const numbers = r.moves.map((m) => m.number);
+  const span = numbers.length ? numbers[numbers.length - 1] - numbers[0] + 1 : 1;
+  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500].find((s) => span / s <= 10) || 1000;
+  const shown = new Set();
+  $("graph-x").innerHTML = r.moves
+    .filter((m) => m.number % step === 0 && !shown.has(m.number) && shown.add(m.number))
+    .map((m) => `<span style="left:${at(x(m.ply), GRAPH.w)}">${m.number}</span>`)
+    .join("");
 }
 
 function onGraphClick(event) {
@@ -449,6 +487,7 @@ function renderLegend() {
 function onBoardClick(event) {
   if (performance.now() - ui.dropped < 300) return;
   const square = event.target.closest(".sq");
+  if (square && ui.state && premoveTime()) return premoveBoardClick(square.dataset.square, square.dataset.piece);
   if (!square || !ui.state || ui.state.result || engineToMove()) return;
   const name = square.dataset.square;
   const chosen = targetsOf(ui.selected).filter((m) => m.to === name);
@@ -462,6 +501,7 @@ function onBoardClick(event) {
 function onHandClick(event) {
   if (performance.now() - ui.dropped < 300) return;
   const held = event.target.closest(".held");
+  if (held && ui.state && premoveTime()) return premoveHandClick(held);
   if (!held || !ui.state || ui.state.result || engineToMove()) return;
   const letter = held.dataset.piece;
   const canDrop = held.dataset.hand === ui.state.side && ui.state.legal.some((m) => m.kind === "drop" && m.piece === letter);
@@ -474,6 +514,7 @@ function onHandClick(event) {
 /** The selection a pointer pressed on a man may start: a square or a man in hand with legal moves. */
 function dragSource(target) {
   const s = ui.state;
+  if (s && premoveTime()) return premoveDragSource(target);
   if (!s || s.result || engineToMove()) return null;
   const square = target.closest("#board .sq");
   if (square && s.legal.some((m) => m.from === square.dataset.square && m.to)) return { square: square.dataset.square, letter: square.dataset.piece };
@@ -496,7 +537,9 @@ function onPointerMove(event) {
   if (!d.ghost) {
     // A press that moves a few pixels is a drag: the man follows the pointer, its targets marked.
     if (Math.hypot(event.clientX - d.x, event.clientY - d.y) < 5) return;
-    ui.selected = d.source.square ? { square: d.source.square } : { hand: d.source.hand };
+    const picked = d.source.square ? { square: d.source.square } : { hand: d.source.hand };
+    if (d.source.premove) premove.picked = picked;
+    else ui.selected = picked;
     render();
     d.ghost = document.createElement("div");
     d.ghost.className = "drag-ghost";
@@ -517,6 +560,7 @@ function onPointerUp(event) {
   ui.dropped = performance.now();
   const under = document.elementFromPoint(event.clientX, event.clientY);
   const square = under && under.closest("#board .sq");
+  if (d.source.premove) return premoveDrop(d.source, square);
   const chosen = square ? targetsOf(ui.selected).filter((m) => m.to === square.dataset.square) : [];
   if (chosen.length === 1) return play(chosen[0].uci);
   if (chosen.length > 1) return choosePromotion(chosen);
@@ -627,6 +671,7 @@ function listen() {
     if (!ui.state || info.version !== ui.state.version) return;
     ui.lines.set(info.multipv, info);
     renderLines();
+    if (info.multipv === 1) renderShapes();
     renderEvalBar();
   });
   events.addEventListener("review", (e) => {
@@ -645,6 +690,7 @@ async function newGame(fen) {
   body.black = names[1];
   const clock = $("clock").value.trim();
   if (clock) body.clock = clock;
+  premove.chosen = premove.picked = null;
   const state = await call("POST", "/api/new", body);
   if (state) {
     ui.review = null;
@@ -669,6 +715,8 @@ function onKey(event) {
 
 function bind() {
   $("board").addEventListener("click", onBoardClick);
+  bindShapes();
+  bindSounds();
   document.addEventListener("pointerdown", onPointerDown);
   document.addEventListener("pointermove", onPointerMove);
   document.addEventListener("pointerup", onPointerUp);
@@ -775,13 +823,17 @@ function bind() {
 }
 
 async function start() {
+  const linked = linkedGame(location.search);
   // The server keeps the token of the address printed at start in a cookie,
   // which every request of this page carries: keep it out of the address bar.
   if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   bind();
   ui.variants = (await call("GET", "/api/variants")) || [];
   $("variant").innerHTML = ui.variants.map((v) => `<option value="${v.name}" title="${v.description}">${v.name}</option>`).join("");
-  setState(await call("GET", "/api/state"));
+  let state = await call("GET", "/api/state");
+  // An address naming a game (a reload, a shared link) opens that game.
+  if (state && linked) state = (await openLinkedGame(state, linked)) || (await api("GET", "/api/state").catch(() => null));
+  setState(state);
   listen();
 }
 

@@ -1,5 +1,5 @@
 //! Networks in use: a hand-built network that counts material scores through
-//! UCI exactly as its weights say; `EvalFile` and `Evaluation nnue` report
+//! UCI exactly as its weights say (in place of chess's shipped network); `EvalFile` and `Evaluation nnue` report
 //! bad files, foreign networks and missing networks in one line and the
 //! engine keeps its linear evaluation; a network set before its variant
 //! plays once the variant is chosen; a `.nnue` file beside a `.var` file
@@ -75,12 +75,17 @@ fn a_material_network_scores_material_through_uci() {
     });
     s.expect(5, "EvalFile option", |l| l.starts_with("option name EvalFile type string"));
     s.expect(5, "uciok", |l| l == "uciok");
-    // No network yet: asking for one says so in one line, the linear evaluation plays.
+    // Clash 4 has no network: asking for one says so in one line, the linear evaluation plays.
+    s.send("setoption name UCI_Variant value clash4");
     s.send("setoption name Evaluation value nnue");
     s.expect(5, "no-network error", |l| l.starts_with("info string error") && l.contains("has no network"));
+    s.send("setoption name UCI_Variant value chess");
+    s.send("setoption name Evaluation value linear");
     s.send("position fen 4k3/7p/8/8/3N4/8/PP6/4K3 w - - 0 1");
     let linear = depth_one_score(&mut s);
 
+    // The material network replaces chess's shipped one.
+    s.send("setoption name Evaluation value full");
     s.send(&format!("setoption name EvalFile value {}", chess_net.display()));
     s.send("isready");
     let ready = s.expect(5, "readyok", |l| l == "readyok" || l.starts_with("info string error"));

@@ -265,11 +265,8 @@ fn browser_or_skip() -> Option<Browser> {
 #[test]
 fn clockwork_capture_and_drop_by_clicking() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
+    let server = board_of(&browser, "clockwork");
     let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
     assert_eq!(browser.square("e1"), "K");
     assert_eq!(browser.square("d8"), "q");
 
@@ -477,11 +474,8 @@ fn stepping_through_a_game_and_playing_from_an_earlier_move() {
 #[test]
 fn the_legend_and_the_names_on_hover() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
+    let server = board_of(&browser, "clash5");
     let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"clash5"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"j10\"] svg')", "the Clash 5 board");
     let variants = ok(addr, "GET", "/api/variants", "");
     let clash5 = variants.as_array().into_iter().flatten().find(|v| v["name"] == "clash5").expect("clash5").clone();
     let pieces = clash5["pieces"].as_array().map_or(0, Vec::len);
@@ -572,16 +566,23 @@ fn analyse_game_draws_the_graph() {
     browser.wait_for("return ui.state.ply <= 1", "the start of the game");
 }
 
+/// A fresh server with a new game of `variant`, its board open in `browser`.
+fn board_of(browser: &Browser, variant: &str) -> menagerie::gui::server::RunningServer {
+    let server = start_server();
+    let addr = server.addr();
+    ok(addr, "POST", "/api/new", &json!({ "variant": variant }).to_string());
+    browser.open(&format!("http://{addr}/"));
+    browser.wait_for("return !!document.querySelector('#board .sq svg')", "the board");
+    server
+}
+
 /// Drag and drop beside clicking: a man dragged to a legal square moves; one
 /// dropped on a square it cannot reach goes back; a man in hand is dragged onto the board.
 #[test]
 fn a_man_is_dragged_and_dropped() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
+    let server = board_of(&browser, "chess");
     let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
     browser.drag("[data-square=\"e2\"]", "[data-square=\"e4\"]");
     browser.wait_for("return ui.state.moves.length === 1", "the dragged move");
     assert_eq!((browser.square("e4"), browser.square("e2")), ("P".to_string(), String::new()));
@@ -667,11 +668,8 @@ fn clocks_to_a_flag_fall_and_the_end_buttons() {
 #[test]
 fn premoves_against_the_engine() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
+    let server = board_of(&browser, "chess");
     let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
     // The engine thinks until told to move (*Engine move* while it thinks), so no step races its clock.
     browser.js("document.getElementById('movetime').value = '600000'");
     let move_now = || browser.click("#engine-move");
@@ -741,11 +739,8 @@ fn premoves_against_the_engine() {
 #[test]
 fn arrows_and_circles_on_the_board() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
+    let server = board_of(&browser, "chess");
     let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"chess"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
     let shapes = || {
         browser.js("return [...document.querySelectorAll('#shapes g .user')].map(e => e.tagName + ':' + (e.dataset.square || e.dataset.from + '-' + e.dataset.to)).sort().join(' ')")
     };
@@ -792,11 +787,7 @@ fn arrows_and_circles_on_the_board() {
 #[test]
 fn the_game_lives_in_the_address() {
     let Some(browser) = browser_or_skip() else { return };
-    let server = start_server();
-    let addr = server.addr();
-    ok(addr, "POST", "/api/new", r#"{"variant":"clockwork"}"#);
-    browser.open(&format!("http://{addr}/"));
-    browser.wait_for("return !!document.querySelector('[data-square=\"e2\"] svg')", "the board");
+    let _server = board_of(&browser, "clockwork");
     browser.click_move("e2", "e4", 1);
     browser.click_move("d7", "d5", 2);
     browser.click_move("e4", "d5", 3);

@@ -36,6 +36,7 @@ pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[
     (&["clash1"], include_bytes!("../../variants/clash1.nnue")),
     (&["clash2"], include_bytes!("../../variants/clash2.nnue")),
     (&["clash3"], include_bytes!("../../variants/clash3.nnue")),
+    (&["clash4"], include_bytes!("../../variants/clash4.nnue")),
     (&["clash5"], include_bytes!("../../variants/clash5.nnue")),
     (&["chess"], include_bytes!("../../variants/chess.nnue")),
 ];

@@ -157,7 +157,11 @@ impl Search<'_> {
         if self.stopped {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
+        // Counted as Stockfish counts it, at the principal variation's nodes
+        // only (from 1): the depth the best lines reached, not quiescence's.
+        if pv_node {
+            self.seldepth = self.seldepth.max(ply + 1);
+        }
         let excluded = self.frame(ply).excluded;
         let hash = self.pos.hash();
         let tt_hit = if excluded.is_none() { self.tt.probe(hash) } else { None };

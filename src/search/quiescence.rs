@@ -47,7 +47,6 @@ impl Search<'_> {
         if self.stopped {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
         if self.is_draw() {
             return DRAW;
         }

@@ -296,3 +296,24 @@ fn each_refinement_changes_the_search_when_switched_on() {
         assert_ne!(nodes, base, "{name}={value} searched the same tree");
     }
 }
+
+/// The selective depth is counted as Stockfish counts it, at the nodes of
+/// the principal variation: quiescence's capture chains do not count, so a
+/// depth-1 search reports 1 even where every man can be taken.
+#[test]
+fn seldepth_counts_principal_variation_nodes_only() {
+    // Queens, rooks and knights en prise on both sides: quiescence goes deep.
+    let fen = "r3k2r/ppp2ppp/2n5/3qN3/3Qn3/2N5/PPP2PPP/R3K2R w KQkq - 0 1";
+    let mut seen = Vec::new();
+    let limits = Limits { depth: Some(6), ..Limits::default() };
+    search_reporting("chess", fen, limits, &mut |event| {
+        if let SearchEvent::Pv(info) = event {
+            seen.push((info.depth, info.seldepth));
+        }
+    });
+    assert!(seen.contains(&(1, 1)), "{seen:?}");
+    for &(depth, seldepth) in &seen {
+        // Extensions may take the principal variation deeper, never shallower.
+        assert!((depth..=3 * depth).contains(&seldepth), "{seen:?}");
+    }
+}

@@ -68,6 +68,7 @@ impl Search<'_> {
         frame.moved_to = NO_SQUARE;
         frame.early_quiet = None;
         self.pos.make_null();
+        self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, &[]);
         }

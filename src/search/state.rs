@@ -286,6 +286,7 @@ impl Search<'_> {
         frame.moved = Some(key);
         frame.moved_to = m.to();
         self.pos.make(m);
+        self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
             stack.push(ply + 1, self.pos.last_changes());
         }

@@ -145,6 +145,21 @@ impl Slot {
 
 const BUCKET_SIZE: usize = 4;
 
+/// A hint to fetch the cache line at `line`; it reads nothing and cannot
+/// fault, whatever the address.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn prefetch_line(line: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetch` only hints the cache; it never dereferences, and
+    // SSE (which it needs) is part of every x86-64 processor.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = line;
+}
+
 /// One cache line of slots.
 #[derive(Default)]
 #[repr(align(64))]
@@ -196,6 +211,16 @@ impl TranspositionTable {
     #[inline]
     fn bucket_index(&self, hash: u64) -> usize {
         ((hash as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Asks the processor to bring the bucket of `hash` into the cache, so
+    /// that a probe soon after does not wait on memory: issued as soon as a
+    /// move is made, it overlaps the miss with the rest of the move's work.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        if let Some(bucket) = self.buckets.get(self.bucket_index(hash)) {
+            prefetch_line(std::ptr::from_ref(bucket).cast::<i8>());
+        }
     }
 
     /// Looks a position up. A slot being written by another thread reads as a miss.

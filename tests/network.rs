@@ -56,6 +56,15 @@ fn temp_file(dir: &TempDir, name: &str, bytes: &[u8]) -> std::path::PathBuf {
     path
 }
 
+/// A copy of `variants/chess.var` under another name, written as `NAME.var`
+/// in `dir`: a variant from a file, with no shipped network of its own.
+fn chess_var_named(dir: &TempDir, name: &str) -> std::path::PathBuf {
+    let var = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/chess.var")).expect("chess.var");
+    let renamed = var.replace("name        chess", &format!("name        {name}"));
+    assert_ne!(renamed, var, "chess.var names its variant");
+    temp_file(dir, &format!("{name}.var"), renamed.as_bytes())
+}
+
 fn depth_one_score(s: &mut Engine) -> i32 {
     s.send("go depth 1");
     let info = s.expect(10, "depth-1 score", |l| l.starts_with("info depth 1 ") && l.contains(" score cp "));
@@ -69,8 +78,7 @@ fn a_material_network_scores_material_through_uci() {
     let dir = TempDir::new("network");
     let chess_net = temp_file(&dir, "chess.nnue", &material_network("chess"));
     // Every shipped variant has a network; a variant from a file has none.
-    let var = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/chess.var")).expect("chess.var");
-    std::fs::write(dir.join("plain.var"), var.replace("name        chess", "name        plain")).expect("var");
+    chess_var_named(&dir, "plain");
     let mut s = Engine::start(&["--variants", dir.to_str().expect("utf-8"), "uci"]);
     s.send("uci");
     s.expect(5, "Evaluation option", |l| {
@@ -178,8 +186,7 @@ fn a_network_set_before_its_variant_plays_when_the_variant_is_chosen() {
 #[test]
 fn a_network_beside_a_variant_file_loads_with_it_and_check_validates_it() {
     let dir = TempDir::new("beside");
-    let var = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/variants/chess.var")).expect("chess.var");
-    std::fs::write(dir.join("mychess.var"), var.replace("name        chess", "name        mychess")).expect("var");
+    chess_var_named(&dir, "mychess");
     std::fs::write(dir.join("mychess.nnue"), material_network("chess")).expect("nnue");
     let mut s = Engine::start(&["--variants", dir.to_str().expect("utf-8"), "uci"]);
     s.send("uci");

@@ -46,7 +46,8 @@ fn random_game(v: &Arc<Variant>, seed: u64, plies: i32, mut each: impl FnMut(&Po
 fn records_hold_every_input_of_their_position() {
     for name in ["clockwork", "clash5", "relocation", "chess"] {
         let v = Registry::builtin().get(name).expect("ships");
-        let features = FeatureSet::new(&v);
+        // The king mirror takes the record's king as the position's.
+        let plain = FeatureSet::new(&v);
         let (mut positions, mut bytes) = (Vec::new(), Vec::new());
         random_game(&v, 9, 120, |pos, ply| {
             let (score, result) = (ply * 7 - 300, [0.0, 0.5, 1.0][ply as usize % 3]);
@@ -59,7 +60,8 @@ fn records_hold_every_input_of_their_position() {
         for (i, (pos, score, result)) in positions.iter().enumerate() {
             let r = set.record(i);
             assert_eq!((r.side_to_move(), r.score(), r.result()), (pos.side_to_move(), *score, *result), "{name} {i}");
-            for perspective in Color::ALL {
+            let perspectives = Color::ALL.into_iter().map(|c| (plain, c));
+            for (features, perspective) in perspectives.chain(Color::ALL.map(|c| (plain.with_king_mirror(true), c))) {
                 let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
                 r.active(&features, perspective, |f| from_record.push(f));
                 features.active(pos, perspective, |f| from_position.push(f));

@@ -38,7 +38,7 @@ fn material_network_of(v: &std::sync::Arc<menagerie::rules::variant::Variant>) -
         for sq in v.shape.squares() {
             for (owner, sign) in [(Color::White, 1.0), (Color::Black, -1.0)] {
                 let cell = Cell::piece(owner, PieceKind(k as u8));
-                net.hidden_weights[features.index(Color::White, cell, Place::Board(sq))] = sign * value;
+                net.hidden_weights[features.index(Color::White, false, cell, Place::Board(sq))] = sign * value;
             }
         }
     }

@@ -77,6 +77,7 @@ fn plan(threads: usize) -> TrainPlan {
         seed: 3,
         shuffle: 1 << 20,
         mirror: false,
+        king_mirror: false,
         weight_decay: 0.0,
         init: None,
         outputs: (1, 0),
@@ -129,11 +130,12 @@ fn a_trained_network_is_written_and_read_back() {
 }
 
 /// `--mirror` trains on each position with its files reversed: a record's
-/// mirrored inputs are exactly those of the mirrored position.
+/// mirrored inputs are exactly those of the mirrored position, with the
+/// king mirror too (whose king is then the mirrored position's).
 #[test]
 fn mirrored_records_are_the_positions_with_files_reversed() {
     let v = Registry::builtin().get("chess").expect("ships");
-    let features = menagerie::eval::nnue::FeatureSet::new(&v);
+    let plain = menagerie::eval::nnue::FeatureSet::new(&v);
     let (positions, data) = material_data(3);
     assert_eq!(positions.len(), data.len());
     for (i, pos) in positions.iter().enumerate() {
@@ -150,7 +152,9 @@ fn mirrored_records_are_the_positions_with_files_reversed() {
         let back = record.position(&v, false).expect("a position");
         assert_eq!(back.to_fen(), format!("{} - - 0 1", board_and_side.join(" ")));
         assert_eq!(record.position(&v, true).expect("the mirror is a position").to_fen(), mirrored.to_fen());
-        for perspective in [Color::White, Color::Black] {
+        for (features, perspective) in
+            [plain, plain.with_king_mirror(true)].into_iter().flat_map(|f| [(f, Color::White), (f, Color::Black)])
+        {
             let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
             data.record(i).active_mirrored(&features, perspective, true, |f| from_record.push(f));
             features.active(&mirrored, perspective, |f| from_position.push(f));
@@ -202,6 +206,14 @@ fn a_run_can_start_from_a_trained_network() {
     assert_eq!(resumed.quantize(), first);
     let fresh = train(&v, &data, &still, |_| {}, |_, _, _| {});
     assert_ne!(fresh.quantize(), first);
+    // The run decides the inputs' transform: the same weights, now king-mirrored, score otherwise.
+    let turned = TrainPlan { init: Some(read.dequantize()), king_mirror: true, ..still.clone() };
+    let turned = train(&v, &data, &turned, |_| {}, |_, _, _| {}).quantize();
+    assert!(turned.header.king_mirror && !first.header.king_mirror);
+    assert_eq!((&turned.hidden_weights, &turned.output_weights), (&first.hidden_weights, &first.output_weights));
+    let start = Position::startpos(Arc::clone(&v)).expect("start");
+    let fresh_score = menagerie::eval::nnue::evaluate_fresh;
+    assert_ne!(fresh_score(&turned, &start), fresh_score(&first, &start), "kings on e1 and e8 turn both mirrors");
     // Continuing with a real step size goes on lowering the loss from where the first run stopped.
     let mut losses = Vec::new();
     train(
@@ -367,6 +379,21 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
         "{:?}",
         net.header
     );
+
+    // `--king-mirror`: a network without it may start one with it; the
+    // header says so and names the flag; a resume without it, and
+    // `--mirror` with it, are refused in one line.
+    let (ok, refused, _) = train(&parts, &["--resume", "--king-mirror"]);
+    assert!(!ok && refused.trim().lines().count() == 1, "{refused}");
+    assert!(refused.contains("cannot resume: made with nothing, not --king-mirror yes"), "{refused}");
+    let (ok, refused, _) = train(&dir, &["--mirror", "--king-mirror"]);
+    assert!(!ok && refused.trim().lines().count() == 1 && refused.contains("--mirror"), "{refused}");
+    let (ok, stderr, _) = train(&dir, &["--init", "parts/net.nnue", "--king-mirror", "--stop-after-epochs", "1"]);
+    assert!(ok && stderr.contains("king mirror"), "{stderr}");
+    let (ok, stderr, _) = train(&dir, &["--init", "parts/net.nnue", "--king-mirror", "--resume"]);
+    assert!(ok && stderr.contains("resuming from net.nnue.ckpt after epoch 1"), "{stderr}");
+    let net = file::read(&std::fs::read(dir.join("net.nnue")).expect("written")).expect("reads");
+    assert!(net.header.king_mirror && net.header.train_command.contains(" --king-mirror"), "{:?}", net.header);
 }
 
 /// `--outputs`: a single-output network given output buckets starts as

@@ -105,7 +105,7 @@ pub struct Evaluator {
     /// The network that scores positions instead of the weights, if any
     /// (the weights still give piece values to the search).
     network: Option<Arc<Network>>,
-    /// The network's inputs over this variant.
+    /// The network's inputs over this variant (the plain ones without a network).
     features: FeatureSet,
 }
 
@@ -197,6 +197,8 @@ impl Evaluator {
     /// This evaluator scoring positions with `network`, which must fit the
     /// variant ([`crate::eval::nnue::check_fits`]).
     pub fn with_network(mut self, network: Arc<Network>) -> Evaluator {
+        // The network's header says whether its inputs use the king mirror.
+        self.features = network.header.features(&self.variant);
         self.network = Some(network);
         self
     }
@@ -283,7 +285,7 @@ impl Evaluator {
         }
         let output = match kept {
             Some((stack, ply)) => {
-                let score = stack.evaluate(net, &self.features, ply, pos.side_to_move());
+                let score = stack.evaluate(net, &self.features, ply, pos);
                 // Unit tests check every incremental evaluation against a fresh one.
                 #[cfg(test)]
                 assert_eq!(score, evaluate_fresh(net, pos), "ply {ply}: {}", pos.to_fen());

@@ -70,7 +70,8 @@ impl Search<'_> {
         self.pos.make_null();
         self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
-            stack.push(ply + 1, &[]);
+            // A null move moves no king: the mirrors stay as they were.
+            stack.push(ply + 1, &[], self.eval.features().flipped_both(self.pos));
         }
         let score = -self.negamax(depth - r, ply + 1, -beta, -beta + 1, !cut_node);
         self.pos.unmake_null();

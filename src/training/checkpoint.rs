@@ -13,6 +13,7 @@
 //! activation screlu
 //! base linear
 //! inputs 768
+//! transform king-mirror      the inputs' king mirror (only with it)
 //! outputs 8 32               output buckets and their men (only with buckets)
 //! epoch 3                    epochs done
 //! steps 1431                 Adam's step count
@@ -84,9 +85,10 @@ pub fn write(settings: &[(String, String)], state: &TrainState) -> Vec<u8> {
     ];
     let settings = settings.iter().map(|(flag, value)| ("setting", format!("{flag} {value}")));
     let outputs = (h.outputs > 1).then(|| ("outputs", format!("{} {}", h.outputs, h.outputs_men)));
+    let transform = h.king_mirror.then(|| ("transform", "king-mirror".to_string()));
     let commands = [("data", h.data_command.clone()), ("train", h.train_command.clone())];
     let mut text = format!("{MAGIC}\n");
-    for (key, value) in fields.into_iter().chain(outputs).chain(settings).chain(commands) {
+    for (key, value) in fields.into_iter().chain(outputs).chain(transform).chain(settings).chain(commands) {
         // A command never spans lines in the header.
         text.push_str(&format!("{key} {}\n", value.replace(['\n', '\r'], " ")));
     }
@@ -159,6 +161,11 @@ pub fn read(bytes: &[u8], variant: &Variant) -> Result<Checkpoint, String> {
         }
         net = net.with_output_buckets(n, men);
     }
+    net.header.king_mirror = match need("transform") {
+        Err(_) => false,
+        Ok(("king-mirror", _)) => true,
+        Ok((other, at)) => return Err(format!("byte {at}: bad transform {other:?}")),
+    };
     net.header.data_command = need("data")?.0.to_string();
     net.header.train_command = need("train")?.0.to_string();
     let best = match need("best")? {
@@ -252,6 +259,7 @@ impl<'a> Header<'a> {
             let (key, value) = line.split_once(' ').unwrap_or((line, ""));
             let known = ["variant", "pieces", "board", "hands", "hidden", "activation", "base", "inputs", "outputs"]
                 .into_iter()
+                .chain(["transform"])
                 .chain(["epoch", "steps", "rng", "best", "setting", "data", "train"]);
             if !known.clone().any(|k| k == key) {
                 return Err(format!("byte {at}: unknown header line {line:?}"));
@@ -332,6 +340,8 @@ mod tests {
             seed: 5,
             shuffle: 10,
             mirror: false,
+            // The bucketed state has the king mirror too: its `transform` line is read back and damaged.
+            king_mirror: outputs > 1,
             weight_decay: 0.0,
             init: None,
             outputs: (outputs, 32),
@@ -357,6 +367,7 @@ mod tests {
         let chess = Registry::builtin().get("chess").expect("ships");
         let state = state(&chess, outputs);
         assert_eq!(state.net.output_bias.len(), outputs);
+        assert_eq!(state.net.header.king_mirror, outputs > 1);
         let settings = vec![("--rate".to_string(), "0.01".to_string()), ("--mirror".to_string(), "no".to_string())];
         let bytes = write(&settings, &state);
         let back = read(&bytes, &chess).expect("reads back");

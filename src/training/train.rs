@@ -59,6 +59,9 @@ pub struct TrainPlan {
     pub shuffle: usize,
     /// Also train on each position with its files reversed.
     pub mirror: bool,
+    /// The network's inputs use the king mirror ([`FeatureSet::with_king_mirror`]),
+    /// whatever `init`'s did: the run decides the transform of its result.
+    pub king_mirror: bool,
     /// Decoupled weight decay (AdamW): each step shrinks every weight by
     /// `rate * weight_decay` of itself, against overfitting small data.
     pub weight_decay: f32,
@@ -382,8 +385,10 @@ impl TrainState {
     }
 
     /// A run's start from `net` with Adam's state `adam` (training a
-    /// checkpoint's network on new data), the seed's shuffle.
-    pub fn continuing(net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
+    /// checkpoint's network on new data), the seed's shuffle; the inputs'
+    /// transform is the plan's (the input count is the same either way).
+    pub fn continuing(mut net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
+        net.header.king_mirror = plan.king_mirror;
         TrainState { epoch: 0, net, adam, rng: plan.seed.wrapping_add(1), best: None }
     }
 
@@ -478,7 +483,8 @@ pub fn train_from(
     mut progress: impl FnMut(usize, usize, usize),
 ) -> TrainState {
     let context = Context {
-        features: FeatureSet::new(variant),
+        // The trained network's header decides its inputs, as it does in play.
+        features: start.net.header.features(variant),
         files: variant.shape.files,
         lambda: plan.lambda,
         base,

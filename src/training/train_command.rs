@@ -68,6 +68,12 @@ pub struct TrainArgs {
     /// examples; for variants whose value hardly depends on the side of the board).
     #[arg(long)]
     pub mirror: bool,
+    /// King mirror: each side's inputs reverse the files while its king
+    /// stands on the right half of the board (written to the network's
+    /// header; the input count is the same, so --init may be a network
+    /// without it). Not with --mirror, which it makes a copy of each position.
+    #[arg(long)]
+    pub king_mirror: bool,
     /// Decoupled weight decay (AdamW), against overfitting small data.
     #[arg(long, default_value_t = 1.0)]
     pub weight_decay: f32,
@@ -187,6 +193,15 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     if !(1..=crate::eval::nnue::network::MAX_OUTPUTS).contains(&args.outputs) {
         return Err(format!("--outputs must be 1 to {}", crate::eval::nnue::network::MAX_OUTPUTS));
     }
+    // With a king on the board (and an even number of files: every shipped
+    // board), a position and its file-reversed copy give the king-mirrored
+    // inputs the same values: --mirror would only count every position
+    // twice (and make the run twice as long) for nothing.
+    if args.mirror && args.king_mirror {
+        return Err(
+            "--mirror adds nothing with --king-mirror (the mirrored positions have the same inputs)".to_string()
+        );
+    }
     if args.shuffle_buffer == 0 {
         return Err("--shuffle-buffer must be at least 1".to_string());
     }
@@ -221,6 +236,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         seed: args.seed,
         shuffle: args.shuffle_buffer,
         mirror: args.mirror,
+        king_mirror: args.king_mirror,
         weight_decay: args.weight_decay,
         init: init.as_ref().map(|init| init.net.clone()),
         outputs: (args.outputs, start_men(&variant)?),
@@ -271,9 +287,10 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         eprintln!("no checkpoint {}: starting at epoch 1", checkpoint.display());
     }
     eprintln!(
-        "training {} {hidden}x2 ({}, base {base_name}{}) on {} positions, {threads} threads",
+        "training {} {hidden}x2 ({}, base {base_name}{}{}) on {} positions, {threads} threads",
         variant.name,
         activation.name(),
+        if args.king_mirror { ", king mirror" } else { "" },
         args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
         positions
     );
@@ -383,10 +400,11 @@ fn settings(args: &TrainArgs, plan: &TrainPlan, base: &str, init: Option<&str>) 
         setting("--noisy", yes_no(args.noisy)),
     ]
     .into_iter()
-    // Only with buckets, so that checkpoints written before them still resume.
+    // Only with buckets or the king mirror, so that checkpoints written before them still resume.
     .chain(
         (plan.outputs.0 > 1).then(|| setting("--outputs", format!("{} over {} men", plan.outputs.0, plan.outputs.1))),
     )
+    .chain(plan.king_mirror.then(|| setting("--king-mirror", yes_no(true))))
     .collect())
 }
 

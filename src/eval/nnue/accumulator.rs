@@ -3,6 +3,10 @@
 //! down ([`Position::last_changes`]), so an accumulator follows a game by
 //! subtracting and adding those rows; a fresh computation sums every active
 //! row. The two must always agree (tested after every move of random games).
+//!
+//! With the king mirror ([`FeatureSet::flips`]) a perspective whose king
+//! crosses the middle of the board sees every man somewhere else: its half
+//! is then computed afresh from the position instead.
 
 use super::features::FeatureSet;
 use super::network::Network;
@@ -15,12 +19,14 @@ pub struct Accumulator {
     /// White's perspective, then Black's: `hidden` sums each.
     sums: Vec<i32>,
     hidden: usize,
+    /// Whether each perspective sees the files reversed (king mirror), White's first.
+    flipped: [bool; 2],
 }
 
 impl Accumulator {
     /// An accumulator for `net` (all zeros until [`Accumulator::refresh`]).
     pub fn new(net: &Network) -> Accumulator {
-        Accumulator { sums: vec![0; 2 * net.hidden()], hidden: net.hidden() }
+        Accumulator { sums: vec![0; 2 * net.hidden()], hidden: net.hidden(), flipped: [false; 2] }
     }
 
     /// The sums of one perspective.
@@ -33,13 +39,26 @@ impl Accumulator {
     /// Computes both perspectives from scratch.
     pub fn refresh(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
         refresh_sums(&mut self.sums, net, features, pos);
+        self.flipped = features.flipped_both(pos);
     }
 
-    /// Follows a move: subtracts the rows of the men it lifted, adds those
-    /// of the men it put down.
+    /// Follows the move that made `pos` ([`Position::last_changes`]):
+    /// subtracts the rows of the men it lifted, adds those of the men it put
+    /// down; a perspective whose king mirror it turned is computed afresh.
     #[inline]
-    pub fn update(&mut self, net: &Network, features: &FeatureSet, changes: &[Change]) {
-        apply_changes(&mut self.sums, net, features, changes);
+    pub fn update(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
+        let now = features.flipped_both(pos);
+        let h = self.hidden;
+        for color in Color::ALL {
+            let c = color.index();
+            let half = &mut self.sums[c * h..(c + 1) * h];
+            if now[c] == self.flipped[c] {
+                apply_perspective(half, net, features, color, now[c], pos.last_changes());
+            } else {
+                refresh_perspective(half, net, features, pos, color);
+            }
+        }
+        self.flipped = now;
     }
 
     /// The network's score of the position, in centipawns for `side_to_move`,
@@ -66,28 +85,36 @@ fn men_change(changes: &[Change]) -> i32 {
 fn refresh_sums(sums: &mut [i32], net: &Network, features: &FeatureSet, pos: &Position) {
     let h = net.hidden();
     for color in Color::ALL {
-        let half = &mut sums[color.index() * h..(color.index() + 1) * h];
-        for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
-            *s = i32::from(b);
-        }
-        features.active(pos, color, |i| add_row(half, net.row(i)));
+        refresh_perspective(&mut sums[color.index() * h..(color.index() + 1) * h], net, features, pos, color);
     }
 }
 
-/// Both perspectives' sums after a move: the rows of the men it lifted
-/// subtracted, those of the men it put down added.
+/// One perspective's sums (`hidden`) of `pos`, from scratch.
+fn refresh_perspective(half: &mut [i32], net: &Network, features: &FeatureSet, pos: &Position, color: Color) {
+    for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
+        *s = i32::from(b);
+    }
+    features.active(pos, color, |i| add_row(half, net.row(i)));
+}
+
+/// One perspective's sums after a move that leaves its king mirror as it
+/// was (`flipped`): the rows of the men it lifted subtracted, those of the
+/// men it put down added.
 #[inline(always)]
-fn apply_changes(sums: &mut [i32], net: &Network, features: &FeatureSet, changes: &[Change]) {
-    let h = net.hidden();
-    for color in Color::ALL {
-        let half = &mut sums[color.index() * h..(color.index() + 1) * h];
-        for c in changes {
-            let row = net.row(features.index(color, c.cell, c.place));
-            if c.added {
-                add_row(half, row);
-            } else {
-                sub_row(half, row);
-            }
+fn apply_perspective(
+    half: &mut [i32],
+    net: &Network,
+    features: &FeatureSet,
+    color: Color,
+    flipped: bool,
+    changes: &[Change],
+) {
+    for c in changes {
+        let row = net.row(features.index(color, flipped, c.cell, c.place));
+        if c.added {
+            add_row(half, row);
+        } else {
+            sub_row(half, row);
         }
     }
 }
@@ -112,14 +139,21 @@ fn sub_row(sums: &mut [i32], row: &[i16]) {
 /// ([`AccumulatorStack::evaluate`]), so nodes cut off before their
 /// evaluation cost nothing. Unmaking a move is stepping back a ply. Every
 /// buffer is allocated once, up front.
+///
+/// With the king mirror each perspective is brought up to date on its own:
+/// where its mirror turned between the nearest computed ply and the one
+/// evaluated, its half is computed afresh from the position there, and the
+/// plies between stay uncomputed for it.
 #[derive(Clone, Debug)]
 pub struct AccumulatorStack {
     /// `plies` accumulators of `2 * hidden` sums (White's perspective, then Black's).
     sums: Vec<i32>,
     /// The changes that lead to each ply from the one before.
     changes: Vec<Changes>,
-    /// Whether each ply's sums are up to date.
-    computed: Vec<bool>,
+    /// Whether each ply's sums are up to date, per perspective (White's first).
+    computed: Vec<[bool; 2]>,
+    /// Whether each ply's perspectives see the files reversed (king mirror).
+    flipped: Vec<[bool; 2]>,
     /// The men on the board at each ply (kept at every push: output buckets need it).
     men: Vec<i32>,
     hidden: usize,
@@ -132,7 +166,8 @@ impl AccumulatorStack {
         AccumulatorStack {
             sums: vec![0; plies * 2 * net.hidden()],
             changes: vec![Changes::new(); plies],
-            computed: vec![false; plies],
+            computed: vec![[false; 2]; plies],
+            flipped: vec![[false; 2]; plies],
             men: vec![0; plies],
             hidden: net.hidden(),
         }
@@ -141,50 +176,95 @@ impl AccumulatorStack {
     /// Computes ply 0 from `pos` (the root of a search).
     pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
         refresh_sums(&mut self.sums[..2 * self.hidden], net, features, pos);
-        self.computed[0] = true;
+        self.computed[0] = [true; 2];
+        self.flipped[0] = features.flipped_both(pos);
         self.men[0] = board_men(pos) as i32;
     }
 
     /// Records that ply `ply` follows ply `ply - 1` by `changes` (a null
-    /// move changes nothing). `ply` must be at least 1 and below [`AccumulatorStack::plies`].
+    /// move changes nothing), its perspectives' king mirrors being `flipped`
+    /// ([`FeatureSet::flipped_both`] of the position there). `ply` must be at
+    /// least 1 and below the `plies` the stack was made with.
     #[inline]
-    pub fn push(&mut self, ply: usize, changes: &[Change]) {
+    pub fn push(&mut self, ply: usize, changes: &[Change], flipped: [bool; 2]) {
         let slot = &mut self.changes[ply];
         slot.clear();
         slot.try_extend_from_slice(changes).expect("a move changes at most MAX_CHANGES cells");
-        self.computed[ply] = false;
+        self.computed[ply] = [false; 2];
+        self.flipped[ply] = flipped;
         self.men[ply] = self.men[ply - 1] + men_change(changes);
     }
 
-    /// The network's score at ply `ply` for `side_to_move`, in centipawns.
+    /// The network's score of `pos`, the position at ply `ply`, for its
+    /// side to move, in centipawns.
     #[inline]
-    pub fn evaluate(&mut self, net: &Network, features: &FeatureSet, ply: usize, side_to_move: Color) -> i32 {
-        self.bring_up_to_date(net, features, ply);
+    pub fn evaluate(&mut self, net: &Network, features: &FeatureSet, ply: usize, pos: &Position) -> i32 {
+        if features.king_mirror() {
+            for color in Color::ALL {
+                self.bring_perspective_up_to_date(net, features, ply, pos, color);
+            }
+        } else {
+            self.bring_up_to_date(net, features, ply);
+        }
         let (h, base) = (self.hidden, ply * 2 * self.hidden);
         let (white, black) = self.sums[base..base + 2 * h].split_at(h);
         let bucket = net.header.output_bucket(self.men[ply].max(0) as usize);
-        match side_to_move {
+        match pos.side_to_move() {
             Color::White => net.output(white, black, bucket),
             Color::Black => net.output(black, white, bucket),
         }
     }
 
+    /// Without the king mirror: both perspectives from the nearest computed
+    /// ply up, together (no perspective is ever computed without the other).
     fn bring_up_to_date(&mut self, net: &Network, features: &FeatureSet, ply: usize) {
+        // Ply 0 is computed by `reset`; a stack never reset starts from zeros.
         let mut from = ply;
-        while !self.computed[from] {
-            // Ply 0 is computed by `reset`; a stack never reset starts from zeros.
-            if from == 0 {
-                break;
-            }
+        while from > 0 && !self.computed[from][0] {
             from -= 1;
         }
-        let width = 2 * self.hidden;
+        let (h, width) = (self.hidden, 2 * self.hidden);
         for p in from + 1..=ply {
             let (done, rest) = self.sums.split_at_mut(p * width);
             let next = &mut rest[..width];
             next.copy_from_slice(&done[(p - 1) * width..]);
-            apply_changes(next, net, features, &self.changes[p]);
-            self.computed[p] = true;
+            for color in Color::ALL {
+                let half = &mut next[color.index() * h..(color.index() + 1) * h];
+                apply_perspective(half, net, features, color, false, &self.changes[p]);
+            }
+            self.computed[p] = [true; 2];
+        }
+    }
+
+    /// With the king mirror: `color`'s half from its nearest computed ply up
+    /// where its mirror stays the same all the way, else afresh from `pos`.
+    fn bring_perspective_up_to_date(
+        &mut self,
+        net: &Network,
+        features: &FeatureSet,
+        ply: usize,
+        pos: &Position,
+        color: Color,
+    ) {
+        let c = color.index();
+        let mut from = ply;
+        while from > 0 && !self.computed[from][c] {
+            from -= 1;
+        }
+        let (h, width) = (self.hidden, 2 * self.hidden);
+        let flipped = self.flipped[ply][c];
+        if self.flipped[from..ply].iter().any(|f| f[c] != flipped) {
+            let half = &mut self.sums[ply * width + c * h..][..h];
+            refresh_perspective(half, net, features, pos, color);
+            self.computed[ply][c] = true;
+            return;
+        }
+        for p in from + 1..=ply {
+            let (done, rest) = self.sums.split_at_mut(p * width);
+            let next = &mut rest[c * h..(c + 1) * h];
+            next.copy_from_slice(&done[(p - 1) * width + c * h..][..h]);
+            apply_perspective(next, net, features, color, flipped, &self.changes[p]);
+            self.computed[p][c] = true;
         }
     }
 }

@@ -344,15 +344,24 @@ impl<'a> Record<'a> {
         mut each: impl FnMut(usize),
     ) {
         let last_file = self.files - 1;
+        let placed = |sq: Square| if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq };
+        // The king is the perspective's man of the royal kind, as `Position::king_square` has it.
+        let king = features.king_mirror().then(|| self.king(features, perspective).map(placed)).flatten();
+        let flipped = features.flips(king);
         for (sq, cell) in self.men() {
-            let sq = if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq };
-            each(features.index(perspective, cell, Place::Board(sq)));
+            each(features.index(perspective, flipped, cell, Place::Board(placed(sq))));
         }
         for (cell, count) in self.hand() {
             for n in 0..count {
-                each(features.index(perspective, cell, Place::Hand(n)));
+                each(features.index(perspective, flipped, cell, Place::Hand(n)));
             }
         }
+    }
+
+    /// The square of `color`'s man of the royal kind, if it has one on the board.
+    fn king(&self, features: &FeatureSet, color: Color) -> Option<Square> {
+        let royal = features.royal()?;
+        self.men().find(|(_, cell)| cell.kind() == royal && cell.color() == color).map(|(sq, _)| sq)
     }
 }
 

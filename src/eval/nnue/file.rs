@@ -2,7 +2,9 @@
 //! network is for and how it was made, an `end` line, then the quantized
 //! weights as little-endian integers (hidden weights and biases `i16`,
 //! output weights `i16`, output biases `i32`). A network with output
-//! buckets says so in an `outputs BUCKETS MEN` line (none: one output).
+//! buckets says so in an `outputs BUCKETS MEN` line (none: one output),
+//! one whose inputs use the king mirror in a `transform king-mirror` line
+//! (none: the plain inputs).
 //!
 //! ```text
 //! menagerie-nnue 1
@@ -73,6 +75,9 @@ pub fn write(net: &Network) -> Vec<u8> {
     line("activation", h.activation.name());
     line("base", if h.linear_base { "linear" } else { "none" });
     line("inputs", &net.inputs.to_string());
+    if h.king_mirror {
+        line("transform", "king-mirror");
+    }
     if h.outputs > 1 {
         line("outputs", &format!("{} {}", h.outputs, h.outputs_men));
     }
@@ -140,6 +145,12 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
             other => return Err(NetworkError::BadHeader(format!("hands {other}"))),
         },
         hidden,
+        // Networks without a `transform` line have the plain inputs.
+        king_mirror: match field("transform").unwrap_or("none") {
+            "none" => false,
+            "king-mirror" => true,
+            other => return Err(NetworkError::BadHeader(format!("transform {other} (none or king-mirror)"))),
+        },
         activation: Activation::from_name(activation)
             .ok_or_else(|| NetworkError::BadHeader(format!("activation {activation}")))?,
         // Networks written before `base` existed score alone.

@@ -39,7 +39,7 @@ pub fn check_fits(net: &Network, variant: &Variant) -> Result<(), NetworkError> 
 /// The network's score of `pos` computed from scratch, in centipawns for
 /// the side to move (for tests and for positions outside a search).
 pub fn evaluate_fresh(net: &Network, pos: &Position) -> i32 {
-    let features = FeatureSet::new(pos.variant());
+    let features = net.header.features(pos.variant());
     let mut acc = Accumulator::new(net);
     acc.refresh(net, &features, pos);
     acc.evaluate(net, pos.side_to_move(), accumulator::board_men(pos))
@@ -47,7 +47,7 @@ pub fn evaluate_fresh(net: &Network, pos: &Position) -> i32 {
 
 /// The float network's score of `pos`, in centipawns for the side to move.
 pub fn evaluate_float(net: &FloatNetwork, pos: &Position) -> f32 {
-    let features = FeatureSet::new(pos.variant());
+    let features = net.header.features(pos.variant());
     let h = net.header.hidden;
     let mut sums = [vec![0.0f32; h], vec![0.0f32; h]];
     for color in crate::rules::piece::Color::ALL {

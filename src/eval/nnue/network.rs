@@ -78,6 +78,9 @@ pub struct NetworkHeader {
     pub hidden: usize,
     /// The hidden layer's activation.
     pub activation: Activation,
+    /// Whether each perspective's inputs reverse the files while its king
+    /// stands on the right half ([`FeatureSet::with_king_mirror`]).
+    pub king_mirror: bool,
     /// Whether the network adds to the linear evaluation (it was trained on
     /// what the linear evaluation misses) instead of scoring alone.
     pub linear_base: bool,
@@ -102,6 +105,7 @@ impl NetworkHeader {
             hands: variant.hands,
             hidden,
             activation,
+            king_mirror: false,
             linear_base: false,
             outputs: 1,
             outputs_men: 0,
@@ -119,6 +123,12 @@ impl NetworkHeader {
             return 0;
         }
         (men.saturating_sub(1) * self.outputs / self.outputs_men.max(1)).min(self.outputs - 1)
+    }
+
+    /// The inputs of this network over `variant` (the variant's, with the
+    /// network's king mirror).
+    pub fn features(&self, variant: &Variant) -> FeatureSet {
+        FeatureSet::new(variant).with_king_mirror(self.king_mirror)
     }
 
     /// Why this network cannot evaluate `variant`, if it cannot.

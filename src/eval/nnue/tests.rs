@@ -2,7 +2,8 @@
 //! every move of random games in every shipped variant (drops, conversions,
 //! succession, swaps, castling, promotions, en passant included); the float
 //! and quantized outputs agree within a stated bound; files round-trip and a
-//! damaged or foreign one is refused.
+//! damaged or foreign one is refused. The king mirror's networks are held
+//! to the same promises (their kings crossing the middle included).
 
 use std::sync::Arc;
 
@@ -10,8 +11,15 @@ use super::*;
 use crate::board::position::Place;
 use crate::board::registry::Registry;
 use crate::rules::moves::{MoveKind, MoveList};
-use crate::rules::piece::Color;
+use crate::rules::piece::{Cell, Color, PieceKind};
 use crate::rules::zobrist::SplitMix64;
+
+/// A random network for `v` whose inputs use the king mirror or not.
+fn random_network(v: &Variant, hidden: usize, activation: Activation, seed: u64, king_mirror: bool) -> FloatNetwork {
+    let mut net = FloatNetwork::random(v, hidden, activation, seed);
+    net.header.king_mirror = king_mirror;
+    net
+}
 
 /// Random legal games of `variant`, calling `visit` after every move with the
 /// position and the move's kind.
@@ -35,27 +43,32 @@ fn random_games(variant: &str, games: u64, plies: usize, mut visit: impl FnMut(&
 
 #[test]
 fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
-    for name in Registry::builtin().names() {
+    for (name, king_mirror) in Registry::builtin().names().into_iter().flat_map(|n| [(n.clone(), false), (n, true)]) {
         let v = Registry::builtin().get(&name).expect("listed");
-        let net = FloatNetwork::random(&v, 32, Activation::SquaredClippedRelu, 7).quantize();
-        let features = FeatureSet::new(&v);
+        let net = random_network(&v, 32, Activation::SquaredClippedRelu, 7, king_mirror).quantize();
+        let features = net.header.features(&v);
         let start = Position::startpos(Arc::clone(&v)).expect("start");
         let mut acc = Accumulator::new(&net);
         let mut fresh = Accumulator::new(&net);
         let mut kinds_seen = std::collections::BTreeSet::new();
-        let mut hand_changes = 0;
+        let (mut hand_changes, mut mirror_turns) = (0, 0);
         let mut last_game_start = true;
+        let mut before = features.flipped_both(&start);
         random_games(&name, 12, 160, |pos, kind| {
             if last_game_start || pos.ply_count() == 1 {
                 // A new game: start the followed accumulator from the start position.
                 acc.refresh(&net, &features, &start);
+                before = features.flipped_both(&start);
                 last_game_start = false;
             }
-            acc.update(&net, &features, pos.last_changes());
+            acc.update(&net, &features, pos);
             fresh.refresh(&net, &features, pos);
             assert_eq!(acc, fresh, "{name}: after a {kind:?} move, {}", pos.to_fen());
             kinds_seen.insert(format!("{kind:?}"));
             hand_changes += pos.last_changes().iter().filter(|c| matches!(c.place, Place::Hand(_))).count();
+            let after = features.flipped_both(pos);
+            mirror_turns += usize::from(after != before);
+            before = after;
         });
         // The playouts exercise what the variant has.
         if v.hands {
@@ -63,6 +76,12 @@ fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
         }
         if v.setup.is_some() {
             assert!(kinds_seen.contains("Swap"), "{name}: no setup swaps in the playouts");
+        }
+        // Kings cross the middle: the refresh of one perspective is taken.
+        if king_mirror && v.royal.is_some() {
+            assert!(mirror_turns > 10, "{name}: the king mirror turned only {mirror_turns} times");
+        } else {
+            assert_eq!(mirror_turns, 0, "{name}: no king mirror, no turns");
         }
     }
 }
@@ -75,21 +94,69 @@ fn king_succession_and_castling_are_followed() {
         ("chess", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1h1"),
         ("chess", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "e5d6"),
         ("clockwork", "4k3/8/8/8/8/8/8/4K3[Tt] w - - 0 1", "T@e4"),
+        // The king crosses the middle: d1 to e1 turns White's king mirror.
+        ("chess", "4k3/8/8/8/8/8/8/3K4 w - - 0 1", "d1e1"),
     ] {
-        let v = Registry::builtin().get(variant).expect("ships");
-        let net = FloatNetwork::random(&v, 16, Activation::ClippedRelu, 3).quantize();
-        let features = FeatureSet::new(&v);
-        let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-        let mut acc = Accumulator::new(&net);
-        acc.refresh(&net, &features, &pos);
-        let m = pos.parse_move(mv).expect("legal move");
-        pos.make(m);
-        assert!(!pos.last_changes().is_empty(), "{variant} {mv}: no changes recorded");
-        acc.update(&net, &features, pos.last_changes());
-        let mut fresh = Accumulator::new(&net);
-        fresh.refresh(&net, &features, &pos);
-        assert_eq!(acc, fresh, "{variant} {mv}");
+        for king_mirror in [false, true] {
+            let v = Registry::builtin().get(variant).expect("ships");
+            let net = random_network(&v, 16, Activation::ClippedRelu, 3, king_mirror).quantize();
+            let features = net.header.features(&v);
+            let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+            let mut acc = Accumulator::new(&net);
+            acc.refresh(&net, &features, &pos);
+            let m = pos.parse_move(mv).expect("legal move");
+            pos.make(m);
+            assert!(!pos.last_changes().is_empty(), "{variant} {mv}: no changes recorded");
+            acc.update(&net, &features, &pos);
+            let mut fresh = Accumulator::new(&net);
+            fresh.refresh(&net, &features, &pos);
+            assert_eq!(acc, fresh, "{variant} {mv}, king mirror {king_mirror}");
+        }
     }
+}
+
+/// The king mirror does what it says: with White's king on the right half
+/// (g1), White's inputs are those of the board with the files reversed
+/// (king b1); with the king on the left half (d1) nothing is reversed.
+/// Black's perspective follows its own king (e8: the right half of 8 files).
+#[test]
+fn the_king_mirror_reverses_the_files_of_a_king_on_the_right_half() {
+    let v = Registry::builtin().get("chess").expect("ships");
+    let plain = FeatureSet::new(&v);
+    let mirrored = plain.with_king_mirror(true);
+    let inputs = |features: &FeatureSet, fen: &str, perspective: Color| {
+        let pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+        let mut active = Vec::new();
+        features.active(&pos, perspective, |i| active.push(i));
+        active.sort_unstable();
+        active
+    };
+    let white_pawn = Cell::piece(Color::White, PieceKind(0));
+    let index_of = |features: &FeatureSet, flipped: bool, square: &str| {
+        features.index(Color::White, flipped, white_pawn, Place::Board(v.shape.parse_square(square).expect("square")))
+    };
+    // A pawn on h2 with the king on g1 is, for White, a pawn on a2 with the
+    // king on b1 (and Black's king on d8 one on e8).
+    let (g1, b1, d1) =
+        ("3k4/8/8/8/8/8/7P/6K1 w - - 0 1", "4k3/8/8/8/8/8/P7/1K6 w - - 0 1", "3k4/8/8/8/8/8/7P/3K4 w - - 0 1");
+    assert_eq!(inputs(&mirrored, g1, Color::White), inputs(&mirrored, b1, Color::White));
+    assert_eq!(inputs(&mirrored, g1, Color::White), inputs(&plain, b1, Color::White));
+    assert!(inputs(&mirrored, g1, Color::White).contains(&index_of(&plain, false, "a2")));
+    assert_eq!(index_of(&mirrored, true, "h2"), index_of(&plain, false, "a2"));
+    // The king on d1 stands on the left half: nothing changes.
+    assert_eq!(inputs(&mirrored, d1, Color::White), inputs(&plain, d1, Color::White));
+    assert!(inputs(&mirrored, d1, Color::White).contains(&index_of(&plain, false, "h2")));
+    // Black's king on d8 (left half): Black's inputs are the plain ones; on e8 they are reversed.
+    assert_eq!(inputs(&mirrored, g1, Color::Black), inputs(&plain, g1, Color::Black));
+    let e8 = "4k3/8/8/8/8/8/7P/6K1 w - - 0 1";
+    let e8_reversed = "3k4/8/8/8/8/8/P7/1K6 w - - 0 1";
+    assert_eq!(inputs(&mirrored, e8, Color::Black), inputs(&plain, e8_reversed, Color::Black));
+    assert_ne!(inputs(&mirrored, e8, Color::Black), inputs(&plain, e8, Color::Black));
+    // Off, the flag changes nothing; the network's header turns it on.
+    assert_eq!(FeatureSet::new(&v), plain);
+    assert!(!plain.flips(v.shape.parse_square("h1")));
+    let net = random_network(&v, 4, Activation::ClippedRelu, 1, true);
+    assert_eq!(net.header.features(&v), mirrored);
 }
 
 /// Quantization rounds each weight by at most half a step (1/510 of a unit
@@ -187,6 +254,24 @@ fn files_round_trip_and_damage_is_refused() {
     let cut = file::read(&bucket_bytes[..bucket_bytes.len() - 4]);
     assert!(matches!(cut, Err(NetworkError::Truncated { .. })), "{cut:?}");
 
+    // The king mirror: a `transform` line after `inputs`; an unknown transform is one line of error.
+    let mut mirrored = float.clone();
+    mirrored.header.king_mirror = true;
+    let mirrored = mirrored.quantize();
+    let mirrored_bytes = file::write(&mirrored);
+    assert!(String::from_utf8_lossy(&mirrored_bytes).contains("\ninputs 1280\ntransform king-mirror\n"));
+    assert_eq!(file::read(&mirrored_bytes).expect("reads back"), mirrored);
+    assert!(!String::from_utf8_lossy(&bytes).contains("\ntransform "), "plain inputs: no transform line");
+    // (Bytes, not text: the weights are not UTF-8.)
+    let line_at = mirrored_bytes.windows(9).position(|w| w == b"transform").expect("the transform line");
+    let none = [&mirrored_bytes[..line_at], b"transform none", &mirrored_bytes[line_at + 21..]].concat();
+    assert_eq!(file::read(&none).expect("reads"), net);
+    for bad in ["transform king-mirrors", "transform", "transform horizontal"] {
+        let text = String::from_utf8_lossy(&mirrored_bytes).replace("transform king-mirror", bad);
+        let e = file::read(text.as_bytes()).expect_err(bad);
+        assert!(matches!(e, NetworkError::BadHeader(_)) && e.to_string().lines().count() == 1, "{bad}: {e}");
+    }
+
     let truncated = file::read(&bytes[..bytes.len() - 10]);
     assert!(matches!(truncated, Err(NetworkError::Truncated { .. })), "{truncated:?}");
     let mut longer = bytes.clone();
@@ -223,11 +308,14 @@ fn black_sees_the_mirrored_board() {
 #[test]
 fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
     const PLIES: usize = 12;
-    for name in Registry::builtin().names() {
+    for (name, king_mirror) in Registry::builtin().names().into_iter().flat_map(|n| [(n.clone(), false), (n, true)]) {
         let v = Registry::builtin().get(&name).expect("listed");
         // Output buckets (one or two men each): the stack must count the men too.
-        let net = bucketed(FloatNetwork::random(&v, 32, Activation::SquaredClippedRelu, 9), 32, 48).quantize();
-        let features = FeatureSet::new(&v);
+        let float = random_network(&v, 32, Activation::SquaredClippedRelu, 9, king_mirror);
+        let net = bucketed(float, 32, 48).quantize();
+        let features = net.header.features(&v);
+        // Evaluations where a perspective's mirror differs from the nearest computed ply's: refreshes.
+        let mut turned = 0;
         let mut stack = AccumulatorStack::new(&net, PLIES + 1);
         let mut rng = SplitMix64(0xacc ^ name.len() as u64);
         let mut list = MoveList::new();
@@ -235,6 +323,7 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
         for game in 0..6 {
             let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
             stack.reset(&net, &features, &pos);
+            let mut last_evaluated = features.flipped_both(&pos);
             // None marks a null move.
             let mut line: Vec<Option<crate::rules::moves::Move>> = Vec::new();
             let mut since_eval = 0;
@@ -246,14 +335,14 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
                     let null_ok = !pos.in_setup() && !pos.in_check() && rng.below(8) == 0;
                     if null_ok {
                         pos.make_null();
-                        stack.push(ply + 1, &[]);
+                        stack.push(ply + 1, &[], features.flipped_both(&pos));
                         line.push(None);
                     } else if list.is_empty() || pos.game_end().is_some() {
                         continue;
                     } else {
                         let m = list[rng.below(list.len())];
                         pos.make(m);
-                        stack.push(ply + 1, pos.last_changes());
+                        stack.push(ply + 1, pos.last_changes(), features.flipped_both(&pos));
                         line.push(Some(m));
                     }
                     since_eval += 1;
@@ -266,7 +355,9 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
                 }
                 if rng.below(2) == 0 {
                     let ply = line.len();
-                    let got = stack.evaluate(&net, &features, ply, pos.side_to_move());
+                    turned += usize::from(features.flipped_both(&pos) != last_evaluated);
+                    last_evaluated = features.flipped_both(&pos);
+                    let got = stack.evaluate(&net, &features, ply, &pos);
                     assert_eq!(got, evaluate_fresh(&net, &pos), "{name} game {game} ply {ply}: {}", pos.to_fen());
                     lazy_steps += usize::from(since_eval > 1);
                     since_eval = 0;
@@ -276,5 +367,35 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
         }
         assert!(checked > 300, "{name}: only {checked} evaluations checked");
         assert!(lazy_steps > 10, "{name}: the lazy path (several plies at once) was hardly taken");
+        if king_mirror && v.royal.is_some() {
+            assert!(turned > 2, "{name}: the king mirror turned between evaluations only {turned} times");
+        }
     }
+}
+
+/// The evaluator reads the king mirror from its network's header: its
+/// search stack (pushed with the evaluator's inputs) agrees with a fresh
+/// computation, which `Evaluator::evaluate_with` asserts under test.
+#[test]
+fn an_evaluator_takes_the_king_mirror_from_its_network() {
+    let v = Registry::builtin().get("chess").expect("ships");
+    let net = Arc::new(random_network(&v, 16, Activation::SquaredClippedRelu, 5, true).quantize());
+    let eval = crate::eval::Evaluator::hand(&v).with_network(Arc::clone(&net));
+    assert_eq!(*eval.features(), FeatureSet::new(&v).with_king_mirror(true));
+    assert!(!crate::eval::Evaluator::hand(&v).features().king_mirror());
+    let start = Position::startpos(Arc::clone(&v)).expect("start");
+    let mut stack = AccumulatorStack::new(&net, 101);
+    let mut evaluated = 0;
+    random_games("chess", 3, 100, |pos, _| {
+        let ply = pos.ply_count();
+        if ply == 1 {
+            stack.reset(&net, eval.features(), &start);
+        }
+        stack.push(ply, pos.last_changes(), eval.features().flipped_both(pos));
+        if ply % 3 == 0 {
+            eval.evaluate_with(pos, Some((&mut stack, ply)));
+            evaluated += 1;
+        }
+    });
+    assert!(evaluated > 50, "only {evaluated} evaluations");
 }

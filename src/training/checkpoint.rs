@@ -259,8 +259,7 @@ impl<'a> Header<'a> {
             let (key, value) = line.split_once(' ').unwrap_or((line, ""));
             let known = ["variant", "pieces", "board", "hands", "hidden", "activation", "base", "inputs", "outputs"]
                 .into_iter()
-                .chain(["transform"])
-                .chain(["epoch", "steps", "rng", "best", "setting", "data", "train"]);
+                .chain(["transform", "epoch", "steps", "rng", "best", "setting", "data", "train"]);
             if !known.clone().any(|k| k == key) {
                 return Err(format!("byte {at}: unknown header line {line:?}"));
             }

@@ -86,6 +86,36 @@ fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
     }
 }
 
+/// The shipped networks themselves (their widths, activations and bases, as
+/// `variants/*.nnue` holds them): incremental equals fresh after every move
+/// of random games in each variant they play.
+#[test]
+fn every_shipped_network_follows_random_games_incrementally() {
+    let catalogue = crate::eval::catalogue::Catalogue::builtin();
+    let mut checked = 0;
+    for name in Registry::builtin().names() {
+        let Some(net) = catalogue.network(&name).cloned() else { continue };
+        let v = Registry::builtin().get(&name).expect("listed");
+        let features = net.header.features(&v);
+        let start = Position::startpos(Arc::clone(&v)).expect("start");
+        let mut acc = Accumulator::new(&net);
+        let mut fresh = Accumulator::new(&net);
+        let mut moves = 0;
+        random_games(&name, 6, 160, |pos, kind| {
+            if pos.ply_count() == 1 || moves == 0 {
+                acc.refresh(&net, &features, &start);
+            }
+            acc.update(&net, &features, pos);
+            fresh.refresh(&net, &features, pos);
+            assert_eq!(acc, fresh, "{name}: after a {kind:?} move, {}", pos.to_fen());
+            moves += 1;
+        });
+        assert!(moves > 100, "{name}: only {moves} moves played");
+        checked += 1;
+    }
+    assert_eq!(checked, Registry::builtin().names().len(), "every builtin variant ships a network");
+}
+
 #[test]
 fn king_succession_and_castling_are_followed() {
     // Clash 5: the king steps onto the joker (a swap of two men); chess: castling.

@@ -41,6 +41,36 @@ fn random_games(variant: &str, games: u64, plies: usize, mut visit: impl FnMut(&
     }
 }
 
+/// Follows `games` random games of `variant` with an accumulator updated
+/// move by move and asserts after every move that it equals one computed
+/// fresh; `visit` then sees the position, the move's kind and whether the
+/// move opened a new game.
+fn assert_incremental_equals_fresh(
+    variant: &str,
+    net: &Network,
+    games: u64,
+    mut visit: impl FnMut(&Position, MoveKind, bool),
+) {
+    let v = Registry::builtin().get(variant).expect("variant ships");
+    let features = net.header.features(&v);
+    let start = Position::startpos(Arc::clone(&v)).expect("start");
+    let mut acc = Accumulator::new(net);
+    let mut fresh = Accumulator::new(net);
+    let mut first_move = true;
+    random_games(variant, games, 160, |pos, kind| {
+        let new_game = first_move || pos.ply_count() == 1;
+        if new_game {
+            // A new game: start the followed accumulator from the start position.
+            acc.refresh(net, &features, &start);
+            first_move = false;
+        }
+        acc.update(net, &features, pos);
+        fresh.refresh(net, &features, pos);
+        assert_eq!(acc, fresh, "{variant}: after a {kind:?} move, {}", pos.to_fen());
+        visit(pos, kind, new_game);
+    });
+}
+
 #[test]
 fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
     for (name, king_mirror) in Registry::builtin().names().into_iter().flat_map(|n| [(n.clone(), false), (n, true)]) {
@@ -48,22 +78,13 @@ fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
         let net = random_network(&v, 32, Activation::SquaredClippedRelu, 7, king_mirror).quantize();
         let features = net.header.features(&v);
         let start = Position::startpos(Arc::clone(&v)).expect("start");
-        let mut acc = Accumulator::new(&net);
-        let mut fresh = Accumulator::new(&net);
         let mut kinds_seen = std::collections::BTreeSet::new();
         let (mut hand_changes, mut mirror_turns) = (0, 0);
-        let mut last_game_start = true;
         let mut before = features.flipped_both(&start);
-        random_games(&name, 12, 160, |pos, kind| {
-            if last_game_start || pos.ply_count() == 1 {
-                // A new game: start the followed accumulator from the start position.
-                acc.refresh(&net, &features, &start);
+        assert_incremental_equals_fresh(&name, &net, 12, |pos, kind, new_game| {
+            if new_game {
                 before = features.flipped_both(&start);
-                last_game_start = false;
             }
-            acc.update(&net, &features, pos);
-            fresh.refresh(&net, &features, pos);
-            assert_eq!(acc, fresh, "{name}: after a {kind:?} move, {}", pos.to_fen());
             kinds_seen.insert(format!("{kind:?}"));
             hand_changes += pos.last_changes().iter().filter(|c| matches!(c.place, Place::Hand(_))).count();
             let after = features.flipped_both(pos);
@@ -94,22 +115,9 @@ fn every_shipped_network_follows_random_games_incrementally() {
     let catalogue = crate::eval::catalogue::Catalogue::builtin();
     let mut checked = 0;
     for name in Registry::builtin().names() {
-        let Some(net) = catalogue.network(&name).cloned() else { continue };
-        let v = Registry::builtin().get(&name).expect("listed");
-        let features = net.header.features(&v);
-        let start = Position::startpos(Arc::clone(&v)).expect("start");
-        let mut acc = Accumulator::new(&net);
-        let mut fresh = Accumulator::new(&net);
+        let Some(net) = catalogue.network(&name) else { continue };
         let mut moves = 0;
-        random_games(&name, 6, 160, |pos, kind| {
-            if pos.ply_count() == 1 || moves == 0 {
-                acc.refresh(&net, &features, &start);
-            }
-            acc.update(&net, &features, pos);
-            fresh.refresh(&net, &features, pos);
-            assert_eq!(acc, fresh, "{name}: after a {kind:?} move, {}", pos.to_fen());
-            moves += 1;
-        });
+        assert_incremental_equals_fresh(&name, net, 6, |_, _, _| moves += 1);
         assert!(moves > 100, "{name}: only {moves} moves played");
         checked += 1;
     }

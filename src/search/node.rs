@@ -100,6 +100,7 @@ impl Search<'_> {
         m: Move,
         tt: TtHit,
         cut_node: bool,
+        pv_node: bool,
     ) -> Result<i32, i32> {
         let tt_score = from_tt(tt.score, ply);
         let singular_beta = tt_score - self.params.singular_beta_per_depth * depth;
@@ -114,6 +115,7 @@ impl Search<'_> {
             let doubles = self.frame(ply).double_extensions;
             if score < singular_beta - self.params.double_extension_margin
                 && doubles < self.params.max_double_extensions
+                && !(pv_node && self.params.double_extension_non_pv != 0)
             {
                 self.frame_mut(ply + 1).double_extensions = doubles + 1;
                 return Ok(2);
@@ -401,10 +403,19 @@ impl Search<'_> {
     #[inline]
     fn prune_by_exchange(&mut self, n: &NodeInfo, mv: &MoveInfo, node: &NodeBest) -> bool {
         let (p, depth) = (&self.params, n.depth);
-        if !n.may_prune(node) || depth > p.see_max_depth || Some(mv.m) == n.tt_move {
+        if !n.may_prune(node) || Some(mv.m) == n.tt_move {
             return false;
         }
-        let threshold = if mv.quiet { -p.see_quiet_margin * depth * depth } else { -p.see_capture_margin * depth };
+        let threshold = if mv.quiet && p.see_quiet_lmr != 0 {
+            let lmr_depth = (depth - 1 - mv.base_reduction).clamp(0, 18);
+            -(p.see_quiet_margin - lmr_depth) * lmr_depth * lmr_depth
+        } else if depth > p.see_max_depth {
+            return false;
+        } else if mv.quiet {
+            -p.see_quiet_margin * depth * depth
+        } else {
+            -p.see_capture_margin * depth
+        };
         !self.see_ge(mv.m, threshold)
     }
 
@@ -424,7 +435,7 @@ impl Search<'_> {
             && from_tt(hit.score, n.ply).abs() < MATE_BOUND
             && !n.in_setup
         {
-            let extension = self.singular_extension(n.depth, n.ply, n.beta, m, hit, n.cut_node)?;
+            let extension = self.singular_extension(n.depth, n.ply, n.beta, m, hit, n.cut_node, n.pv_node)?;
             if self.stopped {
                 return Err(0);
             }
@@ -505,7 +516,7 @@ impl Search<'_> {
         if !self.lmr_may_reduce(n, mv, legal) {
             return 0;
         }
-        let mut reduction = mv.base_reduction + i32::from(n.cut_node);
+        let mut reduction = mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node);
         reduction -= i32::from(n.pv_node) + i32::from(gives_check);
         if mv.quiet {
             reduction += i32::from(!n.improving);

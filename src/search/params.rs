@@ -139,6 +139,19 @@ pub struct SearchParams {
     /// nothing, 1 reward the move as its fail high would, 2 also punish
     /// the opponent's early quiet move (first two of its node) that allowed it.
     pub tt_cut_history: i32,
+    /// Exchange pruning of quiet moves: 0 by `see_quiet_margin` times the
+    /// depth squared up to `see_max_depth`; 1 at any depth by
+    /// `(see_quiet_margin - lmr_depth)` times the reduced depth squared, as
+    /// Stockfish prunes (the reduced depth at most 18).
+    pub see_quiet_lmr: i32,
+    /// Late-move reductions at the root: 0 every root move is searched to
+    /// the full depth, 1 late quiet ones are reduced as at a PV node.
+    pub root_lmr: i32,
+    /// Double extensions: 0 at any node, 1 only at non-PV nodes (as
+    /// Stockfish extends).
+    pub double_extension_non_pv: i32,
+    /// Late-move reductions: plies more at an expected cut node.
+    pub lmr_cut_node: i32,
 }
 
 /// The values the engine plays with.
@@ -197,6 +210,10 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_captures: 0,
     lmr_capture_history_divisor: 4096,
     tt_cut_history: 0,
+    see_quiet_lmr: 0,
+    root_lmr: 0,
+    double_extension_non_pv: 0,
+    lmr_cut_node: 1,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -287,6 +304,10 @@ by_name!(
     lmr_captures,
     lmr_capture_history_divisor,
     tt_cut_history,
+    see_quiet_lmr,
+    root_lmr,
+    double_extension_non_pv,
+    lmr_cut_node,
 );
 
 impl Default for SearchParams {

@@ -74,6 +74,18 @@ struct Deepening {
 }
 
 impl Search<'_> {
+    /// Late-move reduction of the `number`th root move searched (from 1),
+    /// with `root_lmr`: the table's, one ply less as at any PV node; none
+    /// for captures, promotions, checks and evasions.
+    fn root_reduction(&self, depth: i32, number: usize, tactical: bool) -> i32 {
+        let p = &self.params;
+        if p.root_lmr == 0 || tactical || depth < p.lmr_min_depth || number <= p.lmr_min_moves {
+            return 0;
+        }
+        let base = self.lmr[depth.min(63) as usize][number.min(63)] as i32;
+        (base - 1).clamp(0, (depth - 2).max(0))
+    }
+
     /// Searches the root moves `root[first..]` with the window (alpha, beta).
     fn search_root(
         &mut self,
@@ -86,6 +98,7 @@ impl Search<'_> {
     ) -> i32 {
         let mut best = -INFINITE;
         let report_currmove = self.elapsed() > Duration::from_secs(3);
+        let root_in_check = !self.pos.in_setup() && self.pos.in_check();
         for (i, rm) in root.iter_mut().enumerate().skip(first) {
             let m = rm.mv;
             if report_currmove {
@@ -95,6 +108,7 @@ impl Search<'_> {
             let nodes_before = self.nodes;
             let us = self.pos.side_to_move();
             let mover = self.mover(m);
+            let tactical = self.is_tactical(m);
             self.frame_mut(1).double_extensions = 0;
             self.make(0, m, mover);
             let same_side = self.pos.side_to_move() == us;
@@ -104,7 +118,11 @@ impl Search<'_> {
             if i == first {
                 score = self.child(new_depth, 1, alpha, beta, same_side, false);
             } else {
-                score = self.child(new_depth, 1, alpha, alpha + 1, same_side, true);
+                let reduction = self.root_reduction(depth, i - first + 1, tactical || gives_check || root_in_check);
+                score = self.child(new_depth - reduction, 1, alpha, alpha + 1, same_side, true);
+                if score > alpha && reduction > 0 {
+                    score = self.child(new_depth, 1, alpha, alpha + 1, same_side, true);
+                }
                 if score > alpha && score < beta {
                     score = self.child(new_depth, 1, alpha, beta, same_side, false);
                 }

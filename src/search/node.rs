@@ -92,16 +92,8 @@ impl Search<'_> {
 
     /// Singular extension of the TT move: how much deeper to search it (or
     /// Err(score) when even without it the node fails high: multi-cut).
-    fn singular_extension(
-        &mut self,
-        depth: i32,
-        ply: usize,
-        beta: i32,
-        m: Move,
-        tt: TtHit,
-        cut_node: bool,
-        pv_node: bool,
-    ) -> Result<i32, i32> {
+    fn singular_extension(&mut self, n: &NodeInfo, m: Move, tt: TtHit) -> Result<i32, i32> {
+        let (depth, ply, beta, cut_node) = (n.depth, n.ply, n.beta, n.cut_node);
         let tt_score = from_tt(tt.score, ply);
         let singular_beta = tt_score - self.params.singular_beta_per_depth * depth;
         let singular_depth = (depth - 1) / 2;
@@ -115,7 +107,7 @@ impl Search<'_> {
             let doubles = self.frame(ply).double_extensions;
             if score < singular_beta - self.params.double_extension_margin
                 && doubles < self.params.max_double_extensions
-                && !(pv_node && self.params.double_extension_non_pv != 0)
+                && !(n.pv_node && self.params.double_extension_non_pv != 0)
             {
                 self.frame_mut(ply + 1).double_extensions = doubles + 1;
                 return Ok(2);
@@ -435,7 +427,7 @@ impl Search<'_> {
             && from_tt(hit.score, n.ply).abs() < MATE_BOUND
             && !n.in_setup
         {
-            let extension = self.singular_extension(n.depth, n.ply, n.beta, m, hit, n.cut_node, n.pv_node)?;
+            let extension = self.singular_extension(n, m, hit)?;
             if self.stopped {
                 return Err(0);
             }

@@ -91,10 +91,12 @@ impl Correction {
         self.pieces.fill(0);
     }
 
-    /// Entries of both tables that are not 0 (what a search learnt).
+    /// Entries of each table, pawns then pieces, that are not 0 (what a
+    /// search learnt).
     #[cfg(test)]
-    pub(super) fn nonzero_entries(&self) -> usize {
-        self.pawns.iter().chain(self.pieces.iter()).filter(|&&e| e != 0).count()
+    pub(super) fn nonzero_entries(&self) -> (usize, usize) {
+        let count = |t: &[i16]| t.iter().filter(|&&e| e != 0).count();
+        (count(&self.pawns), count(&self.pieces))
     }
 
     /// The entries of the used tables (0 for an unused one).

@@ -152,6 +152,9 @@ pub struct SearchParams {
     pub double_extension_non_pv: i32,
     /// Late-move reductions: plies more at an expected cut node.
     pub lmr_cut_node: i32,
+    /// Time management: the share of the soft limit, in percent, past which
+    /// no new iteration starts (before the stability scale).
+    pub time_percent: i32,
 }
 
 /// The values the engine plays with.
@@ -214,6 +217,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     root_lmr: 0,
     double_extension_non_pv: 0,
     lmr_cut_node: 1,
+    time_percent: 100,
 };
 
 /// Every margin by name, for `SearchParams::get` and `set`: the field list
@@ -308,6 +312,7 @@ by_name!(
     root_lmr,
     double_extension_non_pv,
     lmr_cut_node,
+    time_percent,
 );
 
 impl Default for SearchParams {
@@ -350,7 +355,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 58);
+        assert_eq!(SearchParams::NAMES.len(), 59);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -334,7 +334,8 @@ impl Search<'_> {
             let permille = root[0].nodes * 1000 / self.nodes.max(1);
             let scale = if depth >= 6 { soft_scale_percent(stable_iterations, permille) } else { 100 };
             let budget = soft.as_millis() * scale as u128 / 100;
-            if self.elapsed().as_millis() >= budget * 6 / 10 {
+            let start_before = budget * self.params.time_percent.max(1) as u128 / 100;
+            if self.elapsed().as_millis() >= start_before {
                 return true;
             }
         }

@@ -329,8 +329,9 @@ impl Search<'_> {
     /// only one move to play.
     fn out_of_time(&self, root: &[RootMove], depth: i32, stable_iterations: u32) -> bool {
         if let Some(soft) = self.soft {
-            // The next iteration would take longer than what is left
-            // of the soft limit, scaled by how settled the best move is.
+            // No new iteration past `time_percent` of the soft limit,
+            // scaled by how settled the best move is; one started before
+            // runs on to its end or the hard limit.
             let permille = root[0].nodes * 1000 / self.nodes.max(1);
             let scale = if depth >= 6 { soft_scale_percent(stable_iterations, permille) } else { 100 };
             let budget = soft.as_millis() * scale as u128 / 100;

@@ -152,8 +152,8 @@ pub struct SearchParams {
     pub double_extension_non_pv: i32,
     /// Late-move reductions: plies more at an expected cut node.
     pub lmr_cut_node: i32,
-    /// Time management: the share of the soft limit, in percent, past which
-    /// no new iteration starts (before the stability scale).
+    /// Time management: the share of the soft limit (after its stability
+    /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
 }
 

@@ -59,7 +59,7 @@ fn evaluations(c: &mut Criterion) {
                     let mut sum = 0;
                     for (ply, &m) in moves.iter().enumerate() {
                         pos.make(m);
-                        stack.push(ply + 1, pos.last_changes(), features.flipped_both(&pos));
+                        stack.push(ply + 1, pos.last_changes(), features.views(&pos));
                         sum += stack.evaluate(&net, features, ply + 1, &pos);
                     }
                     black_box(sum)

@@ -61,7 +61,12 @@ fn records_hold_every_input_of_their_position() {
             let r = set.record(i);
             assert_eq!((r.side_to_move(), r.score(), r.result()), (pos.side_to_move(), *score, *result), "{name} {i}");
             let perspectives = Color::ALL.into_iter().map(|c| (plain, c));
-            for (features, perspective) in perspectives.chain(Color::ALL.map(|c| (plain.with_king_mirror(true), c))) {
+            // King buckets (each rank its own) take the record's king as the position's too.
+            let layout: Vec<u8> =
+                (0..v.shape.ranks).flat_map(|r| vec![r; usize::from(v.shape.files.div_ceil(2))]).collect();
+            let transformed = [plain.with_king_mirror(true), plain.with_king_buckets(&layout)];
+            let transformed = transformed.into_iter().flat_map(|f| Color::ALL.map(|c| (f, c)));
+            for (features, perspective) in perspectives.chain(transformed) {
                 let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
                 r.active(&features, perspective, |f| from_record.push(f));
                 features.active(pos, perspective, |f| from_position.push(f));

@@ -11,7 +11,7 @@ use common::{Engine, TempDir};
 use menagerie::board::position::Place;
 use menagerie::board::registry::Registry;
 use menagerie::eval::nnue::network::{Activation, FloatNetwork};
-use menagerie::eval::nnue::{file, FeatureSet};
+use menagerie::eval::nnue::{file, FeatureSet, View};
 use menagerie::rules::piece::{Cell, Color, PieceKind};
 
 /// A one-neuron network whose output is the material balance for the side
@@ -38,7 +38,8 @@ fn material_network_of(v: &std::sync::Arc<menagerie::rules::variant::Variant>) -
         for sq in v.shape.squares() {
             for (owner, sign) in [(Color::White, 1.0), (Color::Black, -1.0)] {
                 let cell = Cell::piece(owner, PieceKind(k as u8));
-                net.hidden_weights[features.index(Color::White, false, cell, Place::Board(sq))] = sign * value;
+                net.hidden_weights[features.index(Color::White, View::default(), cell, Place::Board(sq))] =
+                    sign * value;
             }
         }
     }

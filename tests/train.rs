@@ -63,6 +63,13 @@ fn material_file(games: u64) -> Vec<u8> {
     write_block(&DataHeader::new(&v, "material", data.len()), &bytes)
 }
 
+/// King buckets for chess: the first rank's a-b and c-d, the second rank, the rest.
+fn chess_layout() -> Vec<u8> {
+    let mut layout = vec![0, 0, 1, 1, 2, 2, 2, 2];
+    layout.extend([3; 24]);
+    layout
+}
+
 fn plan(threads: usize) -> TrainPlan {
     TrainPlan {
         hidden: 16,
@@ -78,6 +85,7 @@ fn plan(threads: usize) -> TrainPlan {
         shuffle: 1 << 20,
         mirror: false,
         king_mirror: false,
+        king_buckets: Vec::new(),
         weight_decay: 0.0,
         init: None,
         outputs: (1, 0),
@@ -152,8 +160,10 @@ fn mirrored_records_are_the_positions_with_files_reversed() {
         let back = record.position(&v, false).expect("a position");
         assert_eq!(back.to_fen(), format!("{} - - 0 1", board_and_side.join(" ")));
         assert_eq!(record.position(&v, true).expect("the mirror is a position").to_fen(), mirrored.to_fen());
-        for (features, perspective) in
-            [plain, plain.with_king_mirror(true)].into_iter().flat_map(|f| [(f, Color::White), (f, Color::Black)])
+        let bucketed = plain.with_king_buckets(&chess_layout());
+        for (features, perspective) in [plain, plain.with_king_mirror(true), bucketed]
+            .into_iter()
+            .flat_map(|f| [(f, Color::White), (f, Color::Black)])
         {
             let (mut from_record, mut from_position) = (Vec::new(), Vec::new());
             data.record(i).active_mirrored(&features, perspective, true, |f| from_record.push(f));
@@ -193,10 +203,11 @@ fn a_network_on_a_linear_base_learns_what_the_base_misses() {
 
 /// `--init`: a run starts from the given network. A float network read back
 /// from its file quantizes to the same file; with a vanishing step size the
-/// run ends where it started, while a random start with the same plan does not.
+/// run ends where it started, while a random start with the same plan does
+/// not; the same weights king-mirrored or in king buckets score as each other.
 #[test]
 fn a_run_can_start_from_a_trained_network() {
-    let (_, data) = material_data(10);
+    let (positions, data) = material_data(10);
     let v = Registry::builtin().get("chess").expect("ships");
     let first = train(&v, &data, &TrainPlan { epochs: 2, ..plan(2) }, |_| {}, |_, _, _| {}).quantize();
     let read = file::read(&file::write(&first)).expect("reads back");
@@ -214,6 +225,15 @@ fn a_run_can_start_from_a_trained_network() {
     let start = Position::startpos(Arc::clone(&v)).expect("start");
     let fresh_score = menagerie::eval::nnue::evaluate_fresh;
     assert_ne!(fresh_score(&turned, &start), fresh_score(&first, &start), "kings on e1 and e8 turn both mirrors");
+    // Into king buckets: each bucket starts as a copy of the network's rows, so the run starts
+    // from (and, with no step, ends at) its king-mirrored scores, on every position.
+    let bucketed = TrainPlan { init: Some(read.dequantize()), king_buckets: chess_layout(), ..still.clone() };
+    let bucketed = train(&v, &data, &bucketed, |_| {}, |_, _, _| {}).quantize();
+    assert_eq!((bucketed.inputs, bucketed.header.king_buckets.clone()), (4 * first.inputs, chess_layout()));
+    assert!(positions.len() > 100);
+    for pos in &positions {
+        assert_eq!(fresh_score(&bucketed, pos), fresh_score(&turned, pos), "{}", pos.to_fen());
+    }
     // Continuing with a real step size goes on lowering the loss from where the first run stopped.
     let mut losses = Vec::new();
     train(
@@ -257,7 +277,8 @@ fn files_read_as_a_stream_train_the_network_the_data_set_does() {
 /// A run's state kept between epochs (through a checkpoint's bytes) goes
 /// on to the very state of the unbroken run: weights, Adam's moments and
 /// steps, the shuffle's generator, the best epoch. Losing Adam's state or
-/// the generator would show: each gives another network.
+/// the generator would show: each gives another network. With king
+/// buckets as without.
 #[test]
 fn a_state_saved_between_epochs_goes_on_to_the_unbroken_run() {
     use menagerie::training::checkpoint;
@@ -266,39 +287,44 @@ fn a_state_saved_between_epochs_goes_on_to_the_unbroken_run() {
     let (_, data) = material_data(10);
     let v = Registry::builtin().get("chess").expect("ships");
     // A buffer smaller than the data: the order depends on the generator.
-    let plan = TrainPlan { epochs: 4, shuffle: 60, mirror: true, ..plan(2) };
-    let run = |start: TrainState, stop: usize| {
-        let mut reports = Vec::new();
-        let end = train_from(
-            &v,
-            &data,
-            &plan,
-            None,
-            start,
-            |r, _| {
-                reports.push(r);
-                r.epoch < stop
-            },
-            |_, _, _| {},
-        );
-        (end, reports)
-    };
-    let (unbroken, all) = run(TrainState::new(&v, &plan, false), usize::MAX);
-    assert_eq!(all.len(), 4);
-    let (stopped, first) = run(TrainState::new(&v, &plan, false), 2);
-    assert_eq!((stopped.epoch, first.len()), (2, 2));
-    let settings = vec![("--seed".to_string(), "3".to_string())];
-    let saved = checkpoint::read(&checkpoint::write(&settings, &stopped), &v).expect("reads back");
-    assert_eq!((&saved.settings, &saved.state), (&settings, &stopped));
-    let (resumed, rest) = run(saved.state.clone(), usize::MAX);
-    assert_eq!(rest, all[2..], "only the missing epochs ran, with the unbroken run's losses");
-    assert_eq!(resumed, unbroken);
-    assert_eq!(resumed.network().quantize(), unbroken.clone().network().quantize());
-    let fresh_adam = Adam::new(parameter_count(&stopped.net), ADAM_EPSILON);
-    let (forgetful, _) = run(TrainState { adam: fresh_adam, ..saved.state.clone() }, usize::MAX);
-    assert_ne!(forgetful.net, unbroken.net, "Adam's state matters");
-    let (reseeded, _) = run(TrainState { rng: plan.seed + 1, ..saved.state }, usize::MAX);
-    assert_ne!(reseeded.net, unbroken.net, "the generator's state matters");
+    let mirrored = TrainPlan { epochs: 4, shuffle: 60, mirror: true, ..plan(2) };
+    // King buckets: their layout goes through the checkpoint too.
+    let bucketed = TrainPlan { mirror: false, king_buckets: chess_layout(), ..mirrored.clone() };
+    for plan in [mirrored, bucketed] {
+        let run = |start: TrainState, stop: usize| {
+            let mut reports = Vec::new();
+            let end = train_from(
+                &v,
+                &data,
+                &plan,
+                None,
+                start,
+                |r, _| {
+                    reports.push(r);
+                    r.epoch < stop
+                },
+                |_, _, _| {},
+            );
+            (end, reports)
+        };
+        let (unbroken, all) = run(TrainState::new(&v, &plan, false), usize::MAX);
+        assert_eq!(all.len(), 4);
+        assert_eq!(unbroken.net.header.king_buckets, plan.king_buckets);
+        let (stopped, first) = run(TrainState::new(&v, &plan, false), 2);
+        assert_eq!((stopped.epoch, first.len()), (2, 2));
+        let settings = vec![("--seed".to_string(), "3".to_string())];
+        let saved = checkpoint::read(&checkpoint::write(&settings, &stopped), &v).expect("reads back");
+        assert_eq!((&saved.settings, &saved.state), (&settings, &stopped));
+        let (resumed, rest) = run(saved.state.clone(), usize::MAX);
+        assert_eq!(rest, all[2..], "only the missing epochs ran, with the unbroken run's losses");
+        assert_eq!(resumed, unbroken);
+        assert_eq!(resumed.network().quantize(), unbroken.clone().network().quantize());
+        let fresh_adam = Adam::new(parameter_count(&stopped.net), ADAM_EPSILON);
+        let (forgetful, _) = run(TrainState { adam: fresh_adam, ..saved.state.clone() }, usize::MAX);
+        assert_ne!(forgetful.net, unbroken.net, "Adam's state matters");
+        let (reseeded, _) = run(TrainState { rng: plan.seed + 1, ..saved.state }, usize::MAX);
+        assert_ne!(reseeded.net, unbroken.net, "the generator's state matters");
+    }
 }
 
 /// One line of `train`'s epoch report without its time: `epoch N: losses`.
@@ -394,6 +420,29 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
     assert!(ok && stderr.contains("resuming from net.nnue.ckpt after epoch 1"), "{stderr}");
     let net = file::read(&std::fs::read(dir.join("net.nnue")).expect("written")).expect("reads");
     assert!(net.header.king_mirror && net.header.train_command.contains(" --king-mirror"), "{:?}", net.header);
+
+    // `--king-buckets LIST`: a malformed list, and `--mirror` with it, are
+    // refused in one line; a plain network starts a bucketed run, which
+    // resumes only with the same layout and writes it to the header.
+    let layout: Vec<String> = chess_layout().iter().map(u8::to_string).collect();
+    let (layout, other) = (layout.join(","), layout.join(",").replacen("0,0,1,1", "0,1,1,1", 1));
+    let (ok, refused, _) = train(&dir, &["--king-buckets", "0,1,1"]);
+    assert!(!ok && refused.trim().lines().count() == 1, "{refused}");
+    assert!(refused.contains("--king-buckets: 3 entries, the 8x8 board's left half has 32"), "{refused}");
+    let (ok, refused, _) = train(&dir, &["--mirror", "--king-buckets", &layout]);
+    assert!(!ok && refused.trim().lines().count() == 1 && refused.contains("--mirror"), "{refused}");
+    let (ok, stderr, _) =
+        train(&dir, &["--init", "parts/net.nnue", "--king-buckets", &layout, "--stop-after-epochs", "1"]);
+    assert!(ok && stderr.contains("king mirror, 4 king buckets"), "{stderr}");
+    let (ok, refused, _) = train(&dir, &["--init", "parts/net.nnue", "--king-buckets", &other, "--resume"]);
+    assert!(!ok && refused.trim().lines().count() == 1, "{refused}");
+    assert!(refused.contains(&format!("cannot resume: made with --king-buckets {layout}, not --king-buckets {other}")));
+    let (ok, stderr, _) = train(&dir, &["--init", "parts/net.nnue", "--king-buckets", &layout, "--resume"]);
+    assert!(ok && stderr.contains("resuming from net.nnue.ckpt after epoch 1"), "{stderr}");
+    let net = file::read(&std::fs::read(dir.join("net.nnue")).expect("written")).expect("reads");
+    assert!(check_fits(&net, &Registry::builtin().get("chess").expect("ships")).is_ok());
+    assert_eq!((net.header.king_buckets.clone(), net.inputs), (chess_layout(), 4 * 768), "{:?}", net.header);
+    assert!(net.header.king_mirror && net.header.train_command.contains(&format!(" --king-buckets {layout}")));
 }
 
 /// `--outputs`: a single-output network given output buckets starts as

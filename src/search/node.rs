@@ -71,7 +71,7 @@ impl Search<'_> {
         self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
             // A null move moves no king: the mirrors stay as they were.
-            stack.push(ply + 1, &[], self.eval.features().flipped_both(self.pos));
+            stack.push(ply + 1, &[], self.eval.features().views(self.pos));
         }
         let score = -self.negamax(depth - r, ply + 1, -beta, -beta + 1, !cut_node);
         self.pos.unmake_null();

@@ -288,7 +288,7 @@ impl Search<'_> {
         self.pos.make(m);
         self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
-            stack.push(ply + 1, self.pos.last_changes(), self.eval.features().flipped_both(self.pos));
+            stack.push(ply + 1, self.pos.last_changes(), self.eval.features().views(self.pos));
         }
     }
 

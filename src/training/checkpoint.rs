@@ -14,6 +14,7 @@
 //! base linear
 //! inputs 768
 //! transform king-mirror      the inputs' king mirror (only with it)
+//! king-buckets 0,0,1,...     the king buckets' layout (only with them)
 //! outputs 8 32               output buckets and their men (only with buckets)
 //! epoch 3                    epochs done
 //! steps 1431                 Adam's step count
@@ -35,8 +36,8 @@ use std::path::Path;
 
 use super::math::Adam;
 use super::train::{parameter_count, Best, TrainState, ADAM_EPSILON};
+use crate::eval::nnue::features::{parse_king_buckets, write_king_buckets};
 use crate::eval::nnue::network::{Activation, FloatNetwork, NetworkHeader};
-use crate::eval::nnue::FeatureSet;
 use crate::rules::variant::Variant;
 
 /// The first line of every checkpoint.
@@ -86,9 +87,12 @@ pub fn write(settings: &[(String, String)], state: &TrainState) -> Vec<u8> {
     let settings = settings.iter().map(|(flag, value)| ("setting", format!("{flag} {value}")));
     let outputs = (h.outputs > 1).then(|| ("outputs", format!("{} {}", h.outputs, h.outputs_men)));
     let transform = h.king_mirror.then(|| ("transform", "king-mirror".to_string()));
+    let buckets = (!h.king_buckets.is_empty()).then(|| ("king-buckets", write_king_buckets(&h.king_buckets)));
     let commands = [("data", h.data_command.clone()), ("train", h.train_command.clone())];
     let mut text = format!("{MAGIC}\n");
-    for (key, value) in fields.into_iter().chain(outputs).chain(transform).chain(settings).chain(commands) {
+    for (key, value) in
+        fields.into_iter().chain(outputs).chain(transform).chain(buckets).chain(settings).chain(commands)
+    {
         // A command never spans lines in the header.
         text.push_str(&format!("{key} {}\n", value.replace(['\n', '\r'], " ")));
     }
@@ -139,7 +143,12 @@ pub fn read(bytes: &[u8], variant: &Variant) -> Result<Checkpoint, String> {
     if let Some(why) = found.mismatch(variant) {
         return Err(format!("byte {}: {}", need("pieces")?.1, why.replacen("the network", "the checkpoint", 1)));
     }
-    if number("inputs")? as usize != FeatureSet::new(variant).len() {
+    if let Ok((value, at)) = need("king-buckets") {
+        let layout = parse_king_buckets(value, variant.shape.files, variant.shape.ranks)
+            .map_err(|why| format!("byte {at}: bad king-buckets: {why}"))?;
+        net = net.with_king_buckets(&layout);
+    }
+    if number("inputs")? as usize != net.inputs {
         return Err(format!(
             "byte {}: {} inputs, the variant has {}",
             need("inputs")?.1,
@@ -259,7 +268,7 @@ impl<'a> Header<'a> {
             let (key, value) = line.split_once(' ').unwrap_or((line, ""));
             let known = ["variant", "pieces", "board", "hands", "hidden", "activation", "base", "inputs", "outputs"]
                 .into_iter()
-                .chain(["transform", "epoch", "steps", "rng", "best", "setting", "data", "train"]);
+                .chain(["transform", "king-buckets", "epoch", "steps", "rng", "best", "setting", "data", "train"]);
             if !known.clone().any(|k| k == key) {
                 return Err(format!("byte {at}: unknown header line {line:?}"));
             }
@@ -339,8 +348,10 @@ mod tests {
             seed: 5,
             shuffle: 10,
             mirror: false,
-            // The bucketed state has the king mirror too: its `transform` line is read back and damaged.
+            // The bucketed state has the king mirror and two king buckets (the
+            // first rank, the rest) too: their lines are read back and damaged.
             king_mirror: outputs > 1,
+            king_buckets: if outputs > 1 { (0..32).map(|i| u8::from(i >= 4)).collect() } else { Vec::new() },
             weight_decay: 0.0,
             init: None,
             outputs: (outputs, 32),
@@ -367,6 +378,8 @@ mod tests {
         let state = state(&chess, outputs);
         assert_eq!(state.net.output_bias.len(), outputs);
         assert_eq!(state.net.header.king_mirror, outputs > 1);
+        assert_eq!(state.net.header.king_bucket_count(), if outputs > 1 { 2 } else { 1 });
+        assert_eq!(state.net.inputs, state.net.header.king_bucket_count() * 768);
         let settings = vec![("--rate".to_string(), "0.01".to_string()), ("--mirror".to_string(), "no".to_string())];
         let bytes = write(&settings, &state);
         let back = read(&bytes, &chess).expect("reads back");

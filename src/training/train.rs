@@ -62,6 +62,12 @@ pub struct TrainPlan {
     /// The network's inputs use the king mirror ([`FeatureSet::with_king_mirror`]),
     /// whatever `init`'s did: the run decides the transform of its result.
     pub king_mirror: bool,
+    /// King buckets ([`FeatureSet::with_king_buckets`], checked against the
+    /// board), which imply the king mirror; empty: none, or `init`'s. An
+    /// `init` with none (or a coarser layout) gets each bucket's input rows
+    /// as a copy of its own ([`FloatNetwork::with_king_buckets`]), so the
+    /// run starts from its scores (with the king mirror).
+    pub king_buckets: Vec<u8>,
     /// Decoupled weight decay (AdamW): each step shrinks every weight by
     /// `rate * weight_decay` of itself, against overfitting small data.
     pub weight_decay: f32,
@@ -379,16 +385,19 @@ impl TrainState {
                 net
             }
         }
-        .with_output_buckets(plan.outputs.0, plan.outputs.1);
+        .with_output_buckets(plan.outputs.0, plan.outputs.1)
+        .with_king_buckets(&plan.king_buckets);
         let adam = Adam::new(parameter_count(&net), ADAM_EPSILON);
         TrainState::continuing(net, adam, plan)
     }
 
     /// A run's start from `net` with Adam's state `adam` (training a
     /// checkpoint's network on new data), the seed's shuffle; the inputs'
-    /// transform is the plan's (the input count is the same either way).
+    /// transform is the plan's (the input count is the same either way),
+    /// and king buckets, which `net` must already have if the plan names
+    /// them, keep the king mirror on.
     pub fn continuing(mut net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
-        net.header.king_mirror = plan.king_mirror;
+        net.header.king_mirror = plan.king_mirror || !net.header.king_buckets.is_empty();
         TrainState { epoch: 0, net, adam, rng: plan.seed.wrapping_add(1), best: None }
     }
 

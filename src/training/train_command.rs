@@ -74,6 +74,16 @@ pub struct TrainArgs {
     /// without it). Not with --mirror, which it makes a copy of each position.
     #[arg(long)]
     pub king_mirror: bool,
+    /// King buckets: `B0,B1,...`, one bucket number per square of the left
+    /// half of the board (rank by rank from each side's own first rank,
+    /// files from the a-file: ranks x ceil(files / 2) numbers, buckets
+    /// numbered from 0 without gaps); each side's inputs are those of its
+    /// king's bucket (written to the header; implies --king-mirror). With
+    /// --init of a network without them, every bucket starts as a copy of its
+    /// inputs, so the run starts from its scores (with the king mirror).
+    /// Not with --mirror.
+    #[arg(long, value_name = "LIST")]
+    pub king_buckets: Option<String>,
     /// Decoupled weight decay (AdamW), against overfitting small data.
     #[arg(long, default_value_t = 1.0)]
     pub weight_decay: f32,
@@ -202,6 +212,17 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
             "--mirror adds nothing with --king-mirror (the mirrored positions have the same inputs)".to_string()
         );
     }
+    // King buckets imply the king mirror (and lie on its left half): the same holds.
+    if args.mirror && args.king_buckets.is_some() {
+        return Err(
+            "--mirror adds nothing with --king-buckets (the mirrored positions have the same inputs)".to_string()
+        );
+    }
+    let king_buckets = match &args.king_buckets {
+        Some(list) => crate::eval::nnue::features::parse_king_buckets(list, variant.shape.files, variant.shape.ranks)
+            .map_err(|why| format!("--king-buckets: {why}"))?,
+        None => Vec::new(),
+    };
     if args.shuffle_buffer == 0 {
         return Err("--shuffle-buffer must be at least 1".to_string());
     }
@@ -215,6 +236,13 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         Some(path) => Some(read_init(path, &variant)?),
         None => None,
     };
+    if let (true, Some(init)) = (args.mirror, &init) {
+        if !init.net.header.king_buckets.is_empty() {
+            return Err(
+                "--mirror adds nothing with king buckets (the --init network has them, and keeps them)".to_string()
+            );
+        }
+    }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (hidden, activation, base_name) = match &init {
         Some(init) => {
@@ -237,6 +265,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         shuffle: args.shuffle_buffer,
         mirror: args.mirror,
         king_mirror: args.king_mirror,
+        king_buckets,
         weight_decay: args.weight_decay,
         init: init.as_ref().map(|init| init.net.clone()),
         outputs: (args.outputs, start_men(&variant)?),
@@ -246,6 +275,12 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
             return Err(format!(
                 "--outputs {} from a checkpoint of {} output(s): its optimiser state has another shape; --init its .nnue",
                 args.outputs, net.header.outputs
+            ));
+        }
+        if !plan.king_buckets.is_empty() && net.header.king_buckets != plan.king_buckets {
+            return Err(format!(
+                "--king-buckets from a checkpoint of {} king bucket(s) in another layout: its optimiser state has another shape; --init its .nnue",
+                net.header.king_bucket_count()
             ));
         }
     }
@@ -290,7 +325,11 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         "training {} {hidden}x2 ({}, base {base_name}{}{}) on {} positions, {threads} threads",
         variant.name,
         activation.name(),
-        if args.king_mirror { ", king mirror" } else { "" },
+        match start.net.header.king_bucket_count() {
+            1 if start.net.header.king_mirror => ", king mirror".to_string(),
+            1 => String::new(),
+            n => format!(", king mirror, {n} king buckets"),
+        },
         args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
         positions
     );
@@ -400,11 +439,15 @@ fn settings(args: &TrainArgs, plan: &TrainPlan, base: &str, init: Option<&str>) 
         setting("--noisy", yes_no(args.noisy)),
     ]
     .into_iter()
-    // Only with buckets or the king mirror, so that checkpoints written before them still resume.
+    // Only with output buckets, the king mirror or king buckets, so that checkpoints written before them still resume.
     .chain(
         (plan.outputs.0 > 1).then(|| setting("--outputs", format!("{} over {} men", plan.outputs.0, plan.outputs.1))),
     )
     .chain(plan.king_mirror.then(|| setting("--king-mirror", yes_no(true))))
+    .chain(
+        (!plan.king_buckets.is_empty())
+            .then(|| setting("--king-buckets", crate::eval::nnue::features::write_king_buckets(&plan.king_buckets))),
+    )
     .collect())
 }
 

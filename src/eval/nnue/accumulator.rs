@@ -4,11 +4,12 @@
 //! subtracting and adding those rows; a fresh computation sums every active
 //! row. The two must always agree (tested after every move of random games).
 //!
-//! With the king mirror ([`FeatureSet::flips`]) a perspective whose king
-//! crosses the middle of the board sees every man somewhere else: its half
-//! is then computed afresh from the position instead.
+//! With the king mirror or king buckets ([`FeatureSet::view`]) a
+//! perspective whose king crosses the middle of the board, or moves into
+//! another bucket, sees every man somewhere else: its half is then computed
+//! afresh from the position instead.
 
-use super::features::FeatureSet;
+use super::features::{FeatureSet, View};
 use super::network::Network;
 use crate::board::position::{Change, Changes, Place, Position};
 use crate::rules::piece::Color;
@@ -19,14 +20,14 @@ pub struct Accumulator {
     /// White's perspective, then Black's: `hidden` sums each.
     sums: Vec<i32>,
     hidden: usize,
-    /// Whether each perspective sees the files reversed (king mirror), White's first.
-    flipped: [bool; 2],
+    /// How each perspective sees the board (king mirror and bucket), White's first.
+    views: [View; 2],
 }
 
 impl Accumulator {
     /// An accumulator for `net` (all zeros until [`Accumulator::refresh`]).
     pub fn new(net: &Network) -> Accumulator {
-        Accumulator { sums: vec![0; 2 * net.hidden()], hidden: net.hidden(), flipped: [false; 2] }
+        Accumulator { sums: vec![0; 2 * net.hidden()], hidden: net.hidden(), views: [View::default(); 2] }
     }
 
     /// The sums of one perspective.
@@ -39,26 +40,27 @@ impl Accumulator {
     /// Computes both perspectives from scratch.
     pub fn refresh(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
         refresh_sums(&mut self.sums, net, features, pos);
-        self.flipped = features.flipped_both(pos);
+        self.views = features.views(pos);
     }
 
     /// Follows the move that made `pos` ([`Position::last_changes`]):
     /// subtracts the rows of the men it lifted, adds those of the men it put
-    /// down; a perspective whose king mirror it turned is computed afresh.
+    /// down; a perspective whose view it changed (its king mirror turned or
+    /// its king changed bucket) is computed afresh.
     #[inline]
     pub fn update(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
-        let now = features.flipped_both(pos);
+        let now = features.views(pos);
         let h = self.hidden;
         for color in Color::ALL {
             let c = color.index();
             let half = &mut self.sums[c * h..(c + 1) * h];
-            if now[c] == self.flipped[c] {
+            if now[c] == self.views[c] {
                 apply_perspective(half, net, features, color, now[c], pos.last_changes());
             } else {
                 refresh_perspective(half, net, features, pos, color);
             }
         }
-        self.flipped = now;
+        self.views = now;
     }
 
     /// The network's score of the position, in centipawns for `side_to_move`,
@@ -97,20 +99,20 @@ fn refresh_perspective(half: &mut [i32], net: &Network, features: &FeatureSet, p
     features.active(pos, color, |i| add_row(half, net.row(i)));
 }
 
-/// One perspective's sums after a move that leaves its king mirror as it
-/// was (`flipped`): the rows of the men it lifted subtracted, those of the
-/// men it put down added.
+/// One perspective's sums after a move that leaves its view as it was
+/// (`view`): the rows of the men it lifted subtracted, those of the men it
+/// put down added.
 #[inline(always)]
 fn apply_perspective(
     half: &mut [i32],
     net: &Network,
     features: &FeatureSet,
     color: Color,
-    flipped: bool,
+    view: View,
     changes: &[Change],
 ) {
     for c in changes {
-        let row = net.row(features.index(color, flipped, c.cell, c.place));
+        let row = net.row(features.index(color, view, c.cell, c.place));
         if c.added {
             add_row(half, row);
         } else {
@@ -140,10 +142,10 @@ fn sub_row(sums: &mut [i32], row: &[i16]) {
 /// evaluation cost nothing. Unmaking a move is stepping back a ply. Every
 /// buffer is allocated once, up front.
 ///
-/// With the king mirror each perspective is brought up to date on its own:
-/// where its mirror turned between the nearest computed ply and the one
-/// evaluated, its half is computed afresh from the position there, and the
-/// plies between stay uncomputed for it.
+/// With the king mirror (and king buckets) each perspective is brought up
+/// to date on its own: where its view changed between the nearest computed
+/// ply and the one evaluated, its half is computed afresh from the position
+/// there, and the plies between stay uncomputed for it.
 #[derive(Clone, Debug)]
 pub struct AccumulatorStack {
     /// `plies` accumulators of `2 * hidden` sums (White's perspective, then Black's).
@@ -152,8 +154,8 @@ pub struct AccumulatorStack {
     changes: Vec<Changes>,
     /// Whether each ply's sums are up to date, per perspective (White's first).
     computed: Vec<[bool; 2]>,
-    /// Whether each ply's perspectives see the files reversed (king mirror).
-    flipped: Vec<[bool; 2]>,
+    /// How each ply's perspectives see the board (king mirror and bucket).
+    views: Vec<[View; 2]>,
     /// The men on the board at each ply (kept at every push: output buckets need it).
     men: Vec<i32>,
     hidden: usize,
@@ -167,7 +169,7 @@ impl AccumulatorStack {
             sums: vec![0; plies * 2 * net.hidden()],
             changes: vec![Changes::new(); plies],
             computed: vec![[false; 2]; plies],
-            flipped: vec![[false; 2]; plies],
+            views: vec![[View::default(); 2]; plies],
             men: vec![0; plies],
             hidden: net.hidden(),
         }
@@ -177,21 +179,21 @@ impl AccumulatorStack {
     pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
         refresh_sums(&mut self.sums[..2 * self.hidden], net, features, pos);
         self.computed[0] = [true; 2];
-        self.flipped[0] = features.flipped_both(pos);
+        self.views[0] = features.views(pos);
         self.men[0] = board_men(pos) as i32;
     }
 
     /// Records that ply `ply` follows ply `ply - 1` by `changes` (a null
-    /// move changes nothing), its perspectives' king mirrors being `flipped`
-    /// ([`FeatureSet::flipped_both`] of the position there). `ply` must be at
+    /// move changes nothing), its perspectives' views being `views`
+    /// ([`FeatureSet::views`] of the position there). `ply` must be at
     /// least 1 and below the `plies` the stack was made with.
     #[inline]
-    pub fn push(&mut self, ply: usize, changes: &[Change], flipped: [bool; 2]) {
+    pub fn push(&mut self, ply: usize, changes: &[Change], views: [View; 2]) {
         let slot = &mut self.changes[ply];
         slot.clear();
         slot.try_extend_from_slice(changes).expect("a move changes at most MAX_CHANGES cells");
         self.computed[ply] = [false; 2];
-        self.flipped[ply] = flipped;
+        self.views[ply] = views;
         self.men[ply] = self.men[ply - 1] + men_change(changes);
     }
 
@@ -233,14 +235,14 @@ impl AccumulatorStack {
             next.copy_from_slice(&done[(p - 1) * width..]);
             for color in Color::ALL {
                 let half = &mut next[color.index() * h..(color.index() + 1) * h];
-                apply_perspective(half, net, features, color, false, &self.changes[p]);
+                apply_perspective(half, net, features, color, View::default(), &self.changes[p]);
             }
             self.computed[p] = [true; 2];
         }
     }
 
     /// With the king mirror: `color`'s half from its nearest computed ply up
-    /// where its mirror stays the same all the way, else afresh from `pos`.
+    /// where its view stays the same all the way, else afresh from `pos`.
     fn bring_perspective_up_to_date(
         &mut self,
         net: &Network,
@@ -255,8 +257,8 @@ impl AccumulatorStack {
             from -= 1;
         }
         let (h, width) = (self.hidden, 2 * self.hidden);
-        let flipped = self.flipped[ply][c];
-        if self.flipped[from..ply].iter().any(|f| f[c] != flipped) {
+        let view = self.views[ply][c];
+        if self.views[from..ply].iter().any(|v| v[c] != view) {
             let half = &mut self.sums[ply * width + c * h..][..h];
             refresh_perspective(half, net, features, pos, color);
             self.computed[ply][c] = true;
@@ -266,7 +268,7 @@ impl AccumulatorStack {
             let (done, rest) = self.sums.split_at_mut(p * width);
             let next = &mut rest[c * h..(c + 1) * h];
             next.copy_from_slice(&done[(p - 1) * width + c * h..][..h]);
-            apply_perspective(next, net, features, color, flipped, &self.changes[p]);
+            apply_perspective(next, net, features, color, view, &self.changes[p]);
             self.computed[p][c] = true;
         }
     }

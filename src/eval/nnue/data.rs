@@ -347,13 +347,13 @@ impl<'a> Record<'a> {
         let placed = |sq: Square| if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq };
         // The king is the perspective's man of the royal kind, as `Position::king_square` has it.
         let king = features.king_mirror().then(|| self.king(features, perspective).map(placed)).flatten();
-        let flipped = features.flips(king);
+        let view = features.view(perspective, king);
         for (sq, cell) in self.men() {
-            each(features.index(perspective, flipped, cell, Place::Board(placed(sq))));
+            each(features.index(perspective, view, cell, Place::Board(placed(sq))));
         }
         for (cell, count) in self.hand() {
             for n in 0..count {
-                each(features.index(perspective, flipped, cell, Place::Hand(n)));
+                each(features.index(perspective, view, cell, Place::Hand(n)));
             }
         }
     }

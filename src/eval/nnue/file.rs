@@ -4,7 +4,10 @@
 //! output weights `i16`, output biases `i32`). A network with output
 //! buckets says so in an `outputs BUCKETS MEN` line (none: one output),
 //! one whose inputs use the king mirror in a `transform king-mirror` line
-//! (none: the plain inputs).
+//! (none: the plain inputs), one with king buckets in a `king-buckets
+//! B0,B1,...` line: a bucket per square of the left half, rank by rank from
+//! the perspective's first, files from the a-file (none: one bucket; the
+//! buckets imply the king mirror).
 //!
 //! ```text
 //! menagerie-nnue 1
@@ -21,6 +24,7 @@
 //! end
 //! ```
 
+use super::features::{parse_king_buckets, write_king_buckets};
 use super::network::{Activation, Network, NetworkHeader, MAX_HIDDEN, MAX_OUTPUTS};
 
 /// The first line of every network file.
@@ -77,6 +81,9 @@ pub fn write(net: &Network) -> Vec<u8> {
     line("inputs", &net.inputs.to_string());
     if h.king_mirror {
         line("transform", "king-mirror");
+    }
+    if !h.king_buckets.is_empty() {
+        line("king-buckets", &write_king_buckets(&h.king_buckets));
     }
     if h.outputs > 1 {
         line("outputs", &format!("{} {}", h.outputs, h.outputs_men));
@@ -135,6 +142,20 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
             }
         }
     };
+    // Networks without a `king-buckets` line have one bucket; the layout's
+    // length is checked against the header's board (and the variant's, by `check_fits`).
+    let king_buckets = match field("king-buckets") {
+        Err(_) => Vec::new(),
+        Ok(v) => {
+            let board = field("board")?;
+            let (files, ranks) = board
+                .split_once('x')
+                .and_then(|(f, r)| Some((f.parse::<u8>().ok()?, r.parse::<u8>().ok()?)))
+                .ok_or_else(|| NetworkError::BadHeader(format!("board {board}")))?;
+            parse_king_buckets(v, files, ranks)
+                .map_err(|why| NetworkError::BadHeader(format!("king-buckets: {why}")))?
+        }
+    };
     let header = NetworkHeader {
         variant: field("variant")?.to_string(),
         pieces: field("pieces")?.to_string(),
@@ -151,6 +172,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
             "king-mirror" => true,
             other => return Err(NetworkError::BadHeader(format!("transform {other} (none or king-mirror)"))),
         },
+        king_buckets,
         activation: Activation::from_name(activation)
             .ok_or_else(|| NetworkError::BadHeader(format!("activation {activation}")))?,
         // Networks written before `base` existed score alone.

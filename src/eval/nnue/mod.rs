@@ -13,20 +13,25 @@ pub mod games;
 pub mod network;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use features::FeatureSet;
+pub use features::{FeatureSet, View};
 pub use file::NetworkError;
 pub use network::{Activation, FloatNetwork, Network, NetworkHeader};
 
 use crate::board::position::Position;
 use crate::rules::variant::Variant;
 
-/// Checks that `net` fits `variant` (same pieces, board and hands, and the
-/// input count those give).
+/// Checks that `net` fits `variant` (same pieces, board and hands, king
+/// buckets for its board, and the input count those give).
 pub fn check_fits(net: &Network, variant: &Variant) -> Result<(), NetworkError> {
     if let Some(why) = net.header.mismatch(variant) {
         return Err(NetworkError::WrongVariant(why));
     }
-    let inputs = FeatureSet::new(variant).len();
+    let buckets = &net.header.king_buckets;
+    if !buckets.is_empty() {
+        features::check_king_buckets(buckets, variant.shape.files, variant.shape.ranks)
+            .map_err(|why| NetworkError::WrongVariant(format!("king-buckets: {why}")))?;
+    }
+    let inputs = net.header.features(variant).len();
     if net.inputs != inputs {
         return Err(NetworkError::WrongVariant(format!(
             "the network has {} inputs, the variant '{}' {inputs}",

@@ -81,6 +81,10 @@ pub struct NetworkHeader {
     /// Whether each perspective's inputs reverse the files while its king
     /// stands on the right half ([`FeatureSet::with_king_mirror`]).
     pub king_mirror: bool,
+    /// King buckets: one bucket per square of the left half, rank by rank
+    /// from the perspective's first ([`FeatureSet::with_king_buckets`]);
+    /// empty without buckets. Buckets imply the king mirror.
+    pub king_buckets: Vec<u8>,
     /// Whether the network adds to the linear evaluation (it was trained on
     /// what the linear evaluation misses) instead of scoring alone.
     pub linear_base: bool,
@@ -106,6 +110,7 @@ impl NetworkHeader {
             hidden,
             activation,
             king_mirror: false,
+            king_buckets: Vec::new(),
             linear_base: false,
             outputs: 1,
             outputs_men: 0,
@@ -126,9 +131,15 @@ impl NetworkHeader {
     }
 
     /// The inputs of this network over `variant` (the variant's, with the
-    /// network's king mirror).
+    /// network's king mirror and king buckets; [`super::check_fits`] checks
+    /// that the buckets fit the variant's board).
     pub fn features(&self, variant: &Variant) -> FeatureSet {
-        FeatureSet::new(variant).with_king_mirror(self.king_mirror)
+        FeatureSet::new(variant).with_king_buckets(&self.king_buckets).with_king_mirror(self.king_mirror)
+    }
+
+    /// King buckets (1: none).
+    pub fn king_bucket_count(&self) -> usize {
+        self.king_buckets.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1)
     }
 
     /// Why this network cannot evaluate `variant`, if it cannot.
@@ -194,6 +205,35 @@ impl FloatNetwork {
             self.header.outputs = outputs;
             self.header.outputs_men = men;
         }
+        self
+    }
+
+    /// This network with the king buckets of `layout` (checked against the
+    /// board: [`super::features::check_king_buckets`]), which imply the king
+    /// mirror. Each new bucket's input rows start as a copy of the rows of
+    /// the bucket its first square had before (all of them the network's
+    /// only rows when it had no buckets), so where the new layout refines
+    /// the old one (from none, always) the network scores every position as
+    /// it did with the king mirror. An empty layout, or the network's own,
+    /// keeps it as it is.
+    pub fn with_king_buckets(mut self, layout: &[u8]) -> FloatNetwork {
+        if layout.is_empty() || layout == self.header.king_buckets {
+            return self;
+        }
+        let h = self.header.hidden;
+        let base = self.inputs / self.header.king_bucket_count();
+        let old = std::mem::take(&mut self.header.king_buckets);
+        self.header.king_buckets = layout.to_vec();
+        self.header.king_mirror = true;
+        let buckets = self.header.king_bucket_count();
+        let mut weights = Vec::with_capacity(buckets * base * h);
+        for b in 0..buckets {
+            let square = layout.iter().position(|&x| usize::from(x) == b).unwrap_or(0);
+            let from = old.get(square).map_or(0, |&x| usize::from(x));
+            weights.extend_from_slice(&self.hidden_weights[from * base * h..(from + 1) * base * h]);
+        }
+        self.hidden_weights = weights;
+        self.inputs = buckets * base;
         self
     }
 

@@ -2,8 +2,9 @@
 //! every move of random games in every shipped variant (drops, conversions,
 //! succession, swaps, castling, promotions, en passant included); the float
 //! and quantized outputs agree within a stated bound; files round-trip and a
-//! damaged or foreign one is refused. The king mirror's networks are held
-//! to the same promises (their kings crossing the middle included).
+//! damaged or foreign one is refused. The king mirror's and king buckets'
+//! networks are held to the same promises (their kings crossing the middle
+//! and moving between buckets included).
 
 use std::sync::Arc;
 
@@ -14,11 +15,50 @@ use crate::rules::moves::{MoveKind, MoveList};
 use crate::rules::piece::{Cell, Color, PieceKind};
 use crate::rules::zobrist::SplitMix64;
 
-/// A random network for `v` whose inputs use the king mirror or not.
-fn random_network(v: &Variant, hidden: usize, activation: Activation, seed: u64, king_mirror: bool) -> FloatNetwork {
-    let mut net = FloatNetwork::random(v, hidden, activation, seed);
-    net.header.king_mirror = king_mirror;
+/// How a test network's inputs are transformed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inputs {
+    Plain,
+    KingMirror,
+    KingBuckets,
+}
+
+impl Inputs {
+    const ALL: [Inputs; 3] = [Inputs::Plain, Inputs::KingMirror, Inputs::KingBuckets];
+}
+
+/// A king bucket layout for `v`'s board that kings cross often: the king's
+/// rank from its side (1, 2, 3, 4 and beyond) times the outer or inner part
+/// of the left half (a-b or c-d on 8 files, a-b or c-e on 10): 8 buckets.
+fn test_layout(v: &Variant) -> Vec<u8> {
+    let half = v.shape.files.div_ceil(2);
+    (0..v.shape.ranks).flat_map(|rank| (0..half).map(move |file| rank.min(3) * 2 + u8::from(file >= 2))).collect()
+}
+
+/// Every hidden weight of `net` drawn anew: each bucket's rows its own (a
+/// copy would hide a wrong bucket).
+fn redraw_hidden_weights(mut net: FloatNetwork, seed: u64) -> FloatNetwork {
+    let mut rng = SplitMix64(seed);
+    for w in &mut net.hidden_weights {
+        *w = ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * 0.1;
+    }
     net
+}
+
+/// A random network for `v` with the plain inputs, the king mirror or king buckets ([`test_layout`]).
+fn random_network(v: &Variant, hidden: usize, activation: Activation, seed: u64, inputs: Inputs) -> FloatNetwork {
+    let mut net = FloatNetwork::random(v, hidden, activation, seed);
+    match inputs {
+        Inputs::Plain => {}
+        Inputs::KingMirror => net.header.king_mirror = true,
+        Inputs::KingBuckets => net = redraw_hidden_weights(net.with_king_buckets(&test_layout(v)), seed ^ 0xb0c4e7),
+    }
+    net
+}
+
+/// Every builtin variant with each kind of inputs.
+fn variants_and_inputs() -> Vec<(String, Inputs)> {
+    Registry::builtin().names().into_iter().flat_map(|n| Inputs::ALL.map(|inputs| (n.clone(), inputs))).collect()
 }
 
 /// Random legal games of `variant`, calling `visit` after every move with the
@@ -73,22 +113,24 @@ fn assert_incremental_equals_fresh(
 
 #[test]
 fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
-    for (name, king_mirror) in Registry::builtin().names().into_iter().flat_map(|n| [(n.clone(), false), (n, true)]) {
+    for (name, inputs) in variants_and_inputs() {
         let v = Registry::builtin().get(&name).expect("listed");
-        let net = random_network(&v, 32, Activation::SquaredClippedRelu, 7, king_mirror).quantize();
+        let net = random_network(&v, 32, Activation::SquaredClippedRelu, 7, inputs).quantize();
         let features = net.header.features(&v);
         let start = Position::startpos(Arc::clone(&v)).expect("start");
         let mut kinds_seen = std::collections::BTreeSet::new();
-        let (mut hand_changes, mut mirror_turns) = (0, 0);
-        let mut before = features.flipped_both(&start);
+        let (mut hand_changes, mut mirror_turns, mut bucket_moves) = (0, 0, 0);
+        let mut before = features.views(&start);
         assert_incremental_equals_fresh(&name, &net, 12, |pos, kind, new_game| {
             if new_game {
-                before = features.flipped_both(&start);
+                before = features.views(&start);
             }
             kinds_seen.insert(format!("{kind:?}"));
             hand_changes += pos.last_changes().iter().filter(|c| matches!(c.place, Place::Hand(_))).count();
-            let after = features.flipped_both(pos);
+            let after = features.views(pos);
             mirror_turns += usize::from(after != before);
+            // A king moving to another bucket on its half: a refresh the mirror alone would not take.
+            bucket_moves += (0..2).filter(|&c| after[c].flipped == before[c].flipped && after[c] != before[c]).count();
             before = after;
         });
         // The playouts exercise what the variant has.
@@ -99,10 +141,15 @@ fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
             assert!(kinds_seen.contains("Swap"), "{name}: no setup swaps in the playouts");
         }
         // Kings cross the middle: the refresh of one perspective is taken.
-        if king_mirror && v.royal.is_some() {
-            assert!(mirror_turns > 10, "{name}: the king mirror turned only {mirror_turns} times");
+        if inputs != Inputs::Plain && v.royal.is_some() {
+            assert!(mirror_turns > 10, "{name} {inputs:?}: the view changed only {mirror_turns} times");
         } else {
             assert_eq!(mirror_turns, 0, "{name}: no king mirror, no turns");
+        }
+        if inputs == Inputs::KingBuckets && v.royal.is_some() {
+            assert!(bucket_moves > 10, "{name}: a king changed bucket on its half only {bucket_moves} times");
+        } else {
+            assert_eq!(bucket_moves, 0, "{name} {inputs:?}: no buckets, no bucket moves");
         }
     }
 }
@@ -134,21 +181,31 @@ fn king_succession_and_castling_are_followed() {
         ("clockwork", "4k3/8/8/8/8/8/8/4K3[Tt] w - - 0 1", "T@e4"),
         // The king crosses the middle: d1 to e1 turns White's king mirror.
         ("chess", "4k3/8/8/8/8/8/8/3K4 w - - 0 1", "d1e1"),
+        // The king changes bucket on its half: up a rank; castling from e1 (d1 seen mirrored) to g1 (b1).
+        ("chess", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", "e1e2"),
+        ("chess", "4k3/8/8/8/8/8/8/4K2R w K - 0 1", "e1h1"),
+        // Clash 5's succession from White's side: the mated king on a1 takes the joker's j6.
+        ("clash5", "r4k4/1r8/10/10/9J/10/10/10/10/K9 w - - 0 1", "a1j6"),
     ] {
-        for king_mirror in [false, true] {
+        for inputs in Inputs::ALL {
             let v = Registry::builtin().get(variant).expect("ships");
-            let net = random_network(&v, 16, Activation::ClippedRelu, 3, king_mirror).quantize();
+            let net = random_network(&v, 16, Activation::ClippedRelu, 3, inputs).quantize();
             let features = net.header.features(&v);
             let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
             let mut acc = Accumulator::new(&net);
             acc.refresh(&net, &features, &pos);
+            let before = features.views(&pos);
             let m = pos.parse_move(mv).expect("legal move");
             pos.make(m);
             assert!(!pos.last_changes().is_empty(), "{variant} {mv}: no changes recorded");
             acc.update(&net, &features, &pos);
             let mut fresh = Accumulator::new(&net);
             fresh.refresh(&net, &features, &pos);
-            assert_eq!(acc, fresh, "{variant} {mv}, king mirror {king_mirror}");
+            assert_eq!(acc, fresh, "{variant} {mv}, {inputs:?}");
+            if inputs == Inputs::KingBuckets && ["e1e2", "e1h1"].contains(&mv) {
+                let white = (before[0], features.views(&pos)[0]);
+                assert!(white.0.flipped == white.1.flipped && white.0.bucket != white.1.bucket, "{mv}: {white:?}");
+            }
         }
     }
 }
@@ -171,7 +228,8 @@ fn the_king_mirror_reverses_the_files_of_a_king_on_the_right_half() {
     };
     let white_pawn = Cell::piece(Color::White, PieceKind(0));
     let index_of = |features: &FeatureSet, flipped: bool, square: &str| {
-        features.index(Color::White, flipped, white_pawn, Place::Board(v.shape.parse_square(square).expect("square")))
+        let view = View { flipped, bucket: 0 };
+        features.index(Color::White, view, white_pawn, Place::Board(v.shape.parse_square(square).expect("square")))
     };
     // A pawn on h2 with the king on g1 is, for White, a pawn on a2 with the
     // king on b1 (and Black's king on d8 one on e8).
@@ -192,8 +250,8 @@ fn the_king_mirror_reverses_the_files_of_a_king_on_the_right_half() {
     assert_ne!(inputs(&mirrored, e8, Color::Black), inputs(&plain, e8, Color::Black));
     // Off, the flag changes nothing; the network's header turns it on.
     assert_eq!(FeatureSet::new(&v), plain);
-    assert!(!plain.flips(v.shape.parse_square("h1")));
-    let net = random_network(&v, 4, Activation::ClippedRelu, 1, true);
+    assert_eq!(plain.view(Color::White, v.shape.parse_square("h1")), View::default());
+    let net = random_network(&v, 4, Activation::ClippedRelu, 1, Inputs::KingMirror);
     assert_eq!(net.header.features(&v), mirrored);
 }
 
@@ -346,13 +404,13 @@ fn black_sees_the_mirrored_board() {
 #[test]
 fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
     const PLIES: usize = 12;
-    for (name, king_mirror) in Registry::builtin().names().into_iter().flat_map(|n| [(n.clone(), false), (n, true)]) {
+    for (name, inputs) in variants_and_inputs() {
         let v = Registry::builtin().get(&name).expect("listed");
         // Output buckets (one or two men each): the stack must count the men too.
-        let float = random_network(&v, 32, Activation::SquaredClippedRelu, 9, king_mirror);
+        let float = random_network(&v, 32, Activation::SquaredClippedRelu, 9, inputs);
         let net = bucketed(float, 32, 48).quantize();
         let features = net.header.features(&v);
-        // Evaluations where a perspective's mirror differs from the nearest computed ply's: refreshes.
+        // Evaluations where a perspective's view differs from the nearest computed ply's: refreshes.
         let mut turned = 0;
         let mut stack = AccumulatorStack::new(&net, PLIES + 1);
         let mut rng = SplitMix64(0xacc ^ name.len() as u64);
@@ -361,7 +419,7 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
         for game in 0..6 {
             let mut pos = Position::startpos(Arc::clone(&v)).expect("start");
             stack.reset(&net, &features, &pos);
-            let mut last_evaluated = features.flipped_both(&pos);
+            let mut last_evaluated = features.views(&pos);
             // None marks a null move.
             let mut line: Vec<Option<crate::rules::moves::Move>> = Vec::new();
             let mut since_eval = 0;
@@ -373,14 +431,14 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
                     let null_ok = !pos.in_setup() && !pos.in_check() && rng.below(8) == 0;
                     if null_ok {
                         pos.make_null();
-                        stack.push(ply + 1, &[], features.flipped_both(&pos));
+                        stack.push(ply + 1, &[], features.views(&pos));
                         line.push(None);
                     } else if list.is_empty() || pos.game_end().is_some() {
                         continue;
                     } else {
                         let m = list[rng.below(list.len())];
                         pos.make(m);
-                        stack.push(ply + 1, pos.last_changes(), features.flipped_both(&pos));
+                        stack.push(ply + 1, pos.last_changes(), features.views(&pos));
                         line.push(Some(m));
                     }
                     since_eval += 1;
@@ -393,8 +451,8 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
                 }
                 if rng.below(2) == 0 {
                     let ply = line.len();
-                    turned += usize::from(features.flipped_both(&pos) != last_evaluated);
-                    last_evaluated = features.flipped_both(&pos);
+                    turned += usize::from(features.views(&pos) != last_evaluated);
+                    last_evaluated = features.views(&pos);
                     let got = stack.evaluate(&net, &features, ply, &pos);
                     assert_eq!(got, evaluate_fresh(&net, &pos), "{name} game {game} ply {ply}: {}", pos.to_fen());
                     lazy_steps += usize::from(since_eval > 1);
@@ -405,8 +463,8 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
         }
         assert!(checked > 300, "{name}: only {checked} evaluations checked");
         assert!(lazy_steps > 10, "{name}: the lazy path (several plies at once) was hardly taken");
-        if king_mirror && v.royal.is_some() {
-            assert!(turned > 2, "{name}: the king mirror turned between evaluations only {turned} times");
+        if inputs != Inputs::Plain && v.royal.is_some() {
+            assert!(turned > 2, "{name} {inputs:?}: the view changed between evaluations only {turned} times");
         }
     }
 }
@@ -417,7 +475,7 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
 #[test]
 fn an_evaluator_takes_the_king_mirror_from_its_network() {
     let v = Registry::builtin().get("chess").expect("ships");
-    let net = Arc::new(random_network(&v, 16, Activation::SquaredClippedRelu, 5, true).quantize());
+    let net = Arc::new(random_network(&v, 16, Activation::SquaredClippedRelu, 5, Inputs::KingMirror).quantize());
     let eval = crate::eval::Evaluator::hand(&v).with_network(Arc::clone(&net));
     assert_eq!(*eval.features(), FeatureSet::new(&v).with_king_mirror(true));
     assert!(!crate::eval::Evaluator::hand(&v).features().king_mirror());
@@ -429,11 +487,158 @@ fn an_evaluator_takes_the_king_mirror_from_its_network() {
         if ply == 1 {
             stack.reset(&net, eval.features(), &start);
         }
-        stack.push(ply, pos.last_changes(), eval.features().flipped_both(pos));
+        stack.push(ply, pos.last_changes(), eval.features().views(pos));
         if ply % 3 == 0 {
             eval.evaluate_with(pos, Some((&mut stack, ply)));
             evaluated += 1;
         }
     });
     assert!(evaluated > 50, "only {evaluated} evaluations");
+}
+
+/// Capablanca's example layout of `docs/nnue.md`: on the first rank a-b and
+/// c-e, then the second rank, then the rest (4 buckets).
+fn capablanca_layout() -> Vec<u8> {
+    let mut layout = vec![0, 0, 1, 1, 1];
+    layout.extend([2; 5]);
+    layout.extend([3; 30]);
+    layout
+}
+
+/// King buckets do what they say: a perspective's inputs are the
+/// king-mirrored ones offset by its king's bucket times the base inputs,
+/// hands included; ranks count from the perspective's own side, and a
+/// king on the right half takes the bucket of its mirrored square.
+#[test]
+fn king_buckets_offset_every_input_by_the_kings_bucket() {
+    let inputs = |features: &FeatureSet, pos: &Position, perspective: Color| {
+        let mut active = Vec::new();
+        features.active(pos, perspective, |i| active.push(i));
+        active.sort_unstable();
+        active
+    };
+    for (variant, fen, white_bucket, black_bucket) in [
+        // White's king on c1 (the inner part of rank 1), Black's on e8 (mirrored d8: inner, rank 1 from its side).
+        ("chess", "4k3/8/8/8/8/8/7P/2K5 w - - 0 1", 1, 1),
+        // White's king on g3 (mirrored b3: outer, rank 3), Black's on a5 (rank 4 from its side).
+        ("chess", "8/8/8/k7/8/6K1/7P/8 w - - 0 1", 4, 6),
+        // Hands: every hand input moves with the bucket too.
+        ("clockwork", "4k3/8/8/8/8/8/8/1K6[TTnq] w - - 0 1", 0, 1),
+        ("capablanca", "5k4/10/10/10/10/10/2P7/1K8 w - - 0 1", 0, 1),
+    ] {
+        let v = Registry::builtin().get(variant).expect("ships");
+        let layout = test_layout(&v);
+        let mirrored = FeatureSet::new(&v).with_king_mirror(true);
+        let bucketed = FeatureSet::new(&v).with_king_buckets(&layout);
+        assert!(bucketed.king_mirror() && bucketed.buckets() == 8 && bucketed.len() == 8 * mirrored.len());
+        assert_eq!(bucketed.base_len(), FeatureSet::new(&v).len());
+        assert_eq!(FeatureSet::new(&v).with_king_buckets(&[]), FeatureSet::new(&v), "an empty layout: no buckets");
+        let pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+        for (perspective, bucket) in [(Color::White, white_bucket), (Color::Black, black_bucket)] {
+            let view = bucketed.view_of(&pos, perspective);
+            assert_eq!(view.bucket, bucket, "{variant} {fen} {perspective:?}");
+            assert_eq!(view.flipped, mirrored.view_of(&pos, perspective).flipped);
+            let offset: Vec<usize> = inputs(&mirrored, &pos, perspective)
+                .iter()
+                .map(|i| i + usize::from(bucket) * bucketed.base_len())
+                .collect();
+            assert_eq!(inputs(&bucketed, &pos, perspective), offset, "{variant} {fen} {perspective:?}");
+            assert!(offset.iter().all(|&i| i < bucketed.len()));
+        }
+        // No king on the board: bucket 0, not flipped.
+        assert_eq!(bucketed.view(Color::White, None), View::default());
+        // The network's header gives the same inputs.
+        let net = FloatNetwork::random(&v, 4, Activation::ClippedRelu, 1).with_king_buckets(&layout);
+        assert_eq!(net.header.features(&v), bucketed);
+        assert_eq!((net.inputs, net.hidden_weights.len()), (bucketed.len(), bucketed.len() * 4));
+    }
+}
+
+/// `king-buckets` round-trips through a file (with the `transform` line the
+/// buckets imply); a malformed layout is one line of error, and one that
+/// does not fit the variant, or an input count that does not match, is refused.
+#[test]
+fn king_buckets_round_trip_and_a_malformed_layout_is_one_line_of_error() {
+    let v = Registry::builtin().get("capablanca").expect("ships");
+    let layout = capablanca_layout();
+    let float = FloatNetwork::random(&v, 8, Activation::SquaredClippedRelu, 5).with_king_buckets(&layout);
+    let net = redraw_hidden_weights(float, 6).quantize();
+    let bytes = file::write(&net);
+    let line = format!("king-buckets 0,0,1,1,1,2,2,2,2,2,{}", vec!["3"; 30].join(","));
+    assert!(String::from_utf8_lossy(&bytes).contains(&format!("\ninputs 5120\ntransform king-mirror\n{line}\n")));
+    let back = file::read(&bytes).expect("reads back");
+    assert_eq!(back, net);
+    assert!(check_fits(&back, &v).is_ok());
+    assert_eq!(back.header.features(&v), FeatureSet::new(&v).with_king_buckets(&layout));
+    let pos = Position::from_fen(Arc::clone(&v), "5k4/10/10/10/10/10/2P7/3K6 w - - 0 1").expect("fen");
+    assert_eq!(evaluate_fresh(&back, &pos), evaluate_fresh(&net, &pos));
+
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    let short = line.trim_end_matches(",3").to_string() + ",3".repeat(29).as_str();
+    let cases = [
+        (short, "39 entries, the 10x8 board's left half has 40 (5 files x 8 ranks)"),
+        (format!("{line},3"), "41 entries"),
+        (line.replacen(",1,", ",x,", 1), "entry 3 'x' is not a bucket number (0 to 49)"),
+        (line.replacen("0,", "-1,", 1), "entry 1 '-1' is not"),
+        (line.replacen(",1,", ",300,", 1), "entry 3 '300' is not"),
+        (line.replace(",3", ",4"), "no square has bucket 3"),
+        ("king-buckets".to_string(), "entry 1 '' is not"),
+        (line.replacen(',', ";", 1), "entry 1 '0;0' is not"),
+    ];
+    for (bad, why) in &cases {
+        let e = file::read(text.replace(&line, bad).as_bytes()).expect_err(bad);
+        assert!(matches!(e, NetworkError::BadHeader(_)), "{bad}: {e}");
+        assert!(e.to_string().lines().count() == 1 && e.to_string().contains(why), "{bad}: {e}");
+    }
+    // The layout fits the header's board, not chess's; other inputs than its buckets give are refused.
+    let chess = Registry::builtin().get("chess").expect("ships");
+    assert!(check_fits(&back, &chess).is_err());
+    let mut fewer = back.clone();
+    fewer.header.king_buckets = vec![0; 40];
+    let e = check_fits(&fewer, &v).expect_err("one bucket's inputs, four buckets' rows");
+    assert!(e.to_string().contains("5120 inputs") && e.to_string().lines().count() == 1, "{e}");
+    let mut wrong = back.clone();
+    wrong.header.king_buckets.pop();
+    let e = check_fits(&wrong, &v).expect_err("39 entries");
+    assert!(e.to_string().contains("king-buckets: 39 entries") && e.to_string().lines().count() == 1, "{e}");
+}
+
+/// `train --init` into king buckets: every bucket a copy of the source's
+/// rows, so the bucketed network scores every position of random games
+/// exactly as the king-mirrored source does (float and quantized); a plain
+/// source scores as itself with the king mirror. Into a layout that refines
+/// the source's buckets, it scores as the source too.
+#[test]
+fn a_network_expanded_into_king_buckets_scores_as_its_source() {
+    for variant in ["chess", "capablanca", "clockwork", "clash5"] {
+        let v = Registry::builtin().get(variant).expect("ships");
+        let layout = test_layout(&v);
+        let mirrored = random_network(&v, 16, Activation::SquaredClippedRelu, 21, Inputs::KingMirror);
+        let plain = random_network(&v, 16, Activation::SquaredClippedRelu, 21, Inputs::Plain);
+        // Two buckets (the first rank, the rest), each its own rows; the test layout splits both.
+        let coarse: Vec<u8> = layout.iter().map(|&b| u8::from(b >= 2)).collect();
+        let two = redraw_hidden_weights(mirrored.clone().with_king_buckets(&coarse), 22);
+        for (source, expected) in [(&mirrored, &mirrored), (&plain, &mirrored), (&two, &two)] {
+            let expanded = source.clone().with_king_buckets(&layout);
+            assert_eq!((expanded.inputs, expanded.header.king_bucket_count()), (8 * plain.inputs, 8));
+            assert!(expanded.header.king_mirror);
+            let (expanded_q, expected_q) = (expanded.quantize(), expected.quantize());
+            let mut compared = 0;
+            random_games(variant, 3, 120, |pos, _| {
+                assert_eq!(
+                    evaluate_float(&expanded, pos),
+                    evaluate_float(expected, pos),
+                    "{variant}: {}",
+                    pos.to_fen()
+                );
+                assert_eq!(evaluate_fresh(&expanded_q, pos), evaluate_fresh(&expected_q, pos));
+                compared += 1;
+            });
+            assert!(compared > 100, "{variant}: {compared} positions");
+        }
+        // The same layout again changes nothing; the two-bucket network is not the one-bucket one.
+        assert_eq!(two.clone().with_king_buckets(&coarse), two);
+        let start = Position::startpos(Arc::clone(&v)).expect("start");
+        assert_ne!(evaluate_float(&two, &start), evaluate_float(&mirrored, &start));
+    }
 }

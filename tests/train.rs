@@ -443,6 +443,19 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
     assert!(check_fits(&net, &Registry::builtin().get("chess").expect("ships")).is_ok());
     assert_eq!((net.header.king_buckets.clone(), net.inputs), (chess_layout(), 4 * 768), "{:?}", net.header);
     assert!(net.header.king_mirror && net.header.train_command.contains(&format!(" --king-buckets {layout}")));
+
+    // A whole-board layout (64 numbers: the first rank, the rest) needs no
+    // king mirror, so `--mirror` is allowed with it and the header has none.
+    let board = dir.join("wholeboard");
+    std::fs::create_dir_all(&board).expect("made");
+    let whole_layout = std::iter::repeat_n("0", 8).chain(std::iter::repeat_n("1", 56)).collect::<Vec<_>>().join(",");
+    let (ok, stderr, _) = train(
+        &board,
+        &["--init", "../parts/net.nnue", "--mirror", "--king-buckets", &whole_layout, "--stop-after-epochs", "1"],
+    );
+    assert!(ok && stderr.contains("2 king buckets over the whole board"), "{stderr}");
+    let (ok, refused, _) = train(&board, &["--init", "../net.nnue", "--king-buckets", &whole_layout]);
+    assert!(!ok && refused.trim().lines().count() == 1 && refused.contains("other extent"), "{refused}");
 }
 
 /// `--outputs`: a single-output network given output buckets starts as

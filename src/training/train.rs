@@ -397,7 +397,7 @@ impl TrainState {
     /// and king buckets, which `net` must already have if the plan names
     /// them, keep the king mirror on.
     pub fn continuing(mut net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
-        net.header.king_mirror = plan.king_mirror || !net.header.king_buckets.is_empty();
+        net.header.king_mirror = plan.king_mirror || net.header.buckets_mirror();
         TrainState { epoch: 0, net, adam, rng: plan.seed.wrapping_add(1), best: None }
     }
 

@@ -212,17 +212,23 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
             "--mirror adds nothing with --king-mirror (the mirrored positions have the same inputs)".to_string()
         );
     }
-    // King buckets imply the king mirror (and lie on its left half): the same holds.
-    if args.mirror && args.king_buckets.is_some() {
-        return Err(
-            "--mirror adds nothing with --king-buckets (the mirrored positions have the same inputs)".to_string()
-        );
-    }
     let king_buckets = match &args.king_buckets {
         Some(list) => crate::eval::nnue::features::parse_king_buckets(list, variant.shape.files, variant.shape.ranks)
             .map_err(|why| format!("--king-buckets: {why}"))?,
         None => Vec::new(),
     };
+    // A left-half layout implies the king mirror: the same holds. A
+    // whole-board layout does not, and --mirror then gives new examples.
+    let (files, ranks) = (variant.shape.files, variant.shape.ranks);
+    let half_layout = |layout: &[u8]| {
+        !layout.is_empty() && crate::eval::nnue::features::layout_mirrors(layout, files, ranks) != Some(false)
+    };
+    if args.mirror && half_layout(&king_buckets) {
+        return Err(
+            "--mirror adds nothing with --king-buckets of the left half (the mirrored positions have the same inputs)"
+                .to_string(),
+        );
+    }
     if args.shuffle_buffer == 0 {
         return Err("--shuffle-buffer must be at least 1".to_string());
     }
@@ -237,9 +243,17 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         None => None,
     };
     if let (true, Some(init)) = (args.mirror, &init) {
-        if !init.net.header.king_buckets.is_empty() {
+        if half_layout(&init.net.header.king_buckets) {
             return Err(
                 "--mirror adds nothing with king buckets (the --init network has them, and keeps them)".to_string()
+            );
+        }
+    }
+    if let Some(init) = &init {
+        let old = &init.net.header.king_buckets;
+        if !old.is_empty() && !king_buckets.is_empty() && half_layout(old) != half_layout(&king_buckets) {
+            return Err(
+                "--king-buckets: the --init network's layout covers the other extent (left half or whole board); a new layout must cover the same".to_string()
             );
         }
     }
@@ -328,7 +342,8 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
         match start.net.header.king_bucket_count() {
             1 if start.net.header.king_mirror => ", king mirror".to_string(),
             1 => String::new(),
-            n => format!(", king mirror, {n} king buckets"),
+            n if start.net.header.king_mirror => format!(", king mirror, {n} king buckets"),
+            n => format!(", {n} king buckets over the whole board"),
         },
         args.init.as_ref().map_or_else(String::new, |p| format!(", from {}", p.display())),
         positions

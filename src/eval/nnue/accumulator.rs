@@ -201,7 +201,7 @@ impl AccumulatorStack {
     /// side to move, in centipawns.
     #[inline]
     pub fn evaluate(&mut self, net: &Network, features: &FeatureSet, ply: usize, pos: &Position) -> i32 {
-        if features.king_mirror() {
+        if features.views_vary() {
             for color in Color::ALL {
                 self.bring_perspective_up_to_date(net, features, ply, pos, color);
             }

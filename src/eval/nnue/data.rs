@@ -346,7 +346,7 @@ impl<'a> Record<'a> {
         let last_file = self.files - 1;
         let placed = |sq: Square| if mirror { Square::from_coords(last_file - sq.file(), sq.rank()) } else { sq };
         // The king is the perspective's man of the royal kind, as `Position::king_square` has it.
-        let king = features.king_mirror().then(|| self.king(features, perspective).map(placed)).flatten();
+        let king = features.views_vary().then(|| self.king(features, perspective).map(placed)).flatten();
         let view = features.view(perspective, king);
         for (sq, cell) in self.men() {
             each(features.index(perspective, view, cell, Place::Board(placed(sq))));

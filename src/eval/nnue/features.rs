@@ -11,9 +11,10 @@
 //! left half and the weights learn each half once. Hands are not affected;
 //! a perspective without a royal man on the board never flips.
 //!
-//! It may also ask for king buckets ([`FeatureSet::with_king_buckets`]),
-//! which imply the king mirror: a layout gives each square of the left half
-//! a bucket, and a perspective's whole input vector (board and hands) is
+//! It may also ask for king buckets ([`FeatureSet::with_king_buckets`]): a
+//! layout gives each square of the left half (implying the king mirror) or
+//! of the whole board (without it) a bucket, and a perspective's whole
+//! input vector (board and hands) is
 //! that of its king's bucket, `bucket * base_len + index`, so each bucket
 //! has its own rows. A perspective's flip and bucket together are its
 //! [`View`]; without a royal man on the board it is bucket 0, not flipped.
@@ -26,8 +27,8 @@ use crate::rules::variant::Variant;
 /// Hand inputs per colour and kind; a man beyond them shares the last one.
 pub const HAND_SLOTS: usize = 16;
 
-/// Most squares a king bucket layout lists: the left half of the largest board.
-pub const MAX_LAYOUT: usize = MAX_BOARD_SIDE.div_ceil(2) as usize * MAX_BOARD_SIDE as usize;
+/// Most squares a king bucket layout lists: the whole of the largest board.
+pub const MAX_LAYOUT: usize = MAX_BOARD_SIDE as usize * MAX_BOARD_SIDE as usize;
 
 /// How a perspective sees the board: whether the files are reversed (king
 /// mirror) and which king bucket's inputs it lights. An accumulator kept
@@ -55,8 +56,11 @@ pub struct FeatureSet {
     base_len: usize,
     /// King buckets (1: none).
     buckets: u8,
-    /// The bucket of each square of the left half, seen from the perspective:
-    /// `rank * ceil(files / 2) + file` (0 everywhere without buckets).
+    /// Files a layout row lists: `ceil(files / 2)` for a left-half layout
+    /// (with the king mirror), `files` for a whole-board one.
+    bucket_width: u8,
+    /// The bucket of each square of the layout, seen from the perspective:
+    /// `rank * bucket_width + file` (0 everywhere without buckets).
     bucket_of: [u8; MAX_LAYOUT],
 }
 
@@ -75,6 +79,7 @@ impl FeatureSet {
             king_mirror: false,
             base_len: board + hand,
             buckets: 1,
+            bucket_width: files,
             bucket_of: [0; MAX_LAYOUT],
         }
     }
@@ -83,12 +88,14 @@ impl FeatureSet {
     /// same, so a network trained without it can start one with it).
     /// King buckets keep it on.
     pub fn with_king_mirror(self, king_mirror: bool) -> FeatureSet {
-        FeatureSet { king_mirror: king_mirror || self.buckets > 1, ..self }
+        let half_layout = self.buckets > 1 && self.bucket_width < self.files;
+        FeatureSet { king_mirror: king_mirror || half_layout, ..self }
     }
 
     /// These inputs with the king buckets of `layout` (one bucket per square
-    /// of the left half, as [`check_king_buckets`] accepts it), which turn
-    /// the king mirror on; an empty layout changes nothing. A layout that
+    /// of the left half, which turns the king mirror on, or of the whole
+    /// board, which leaves it as it is: [`check_king_buckets`]); an empty
+    /// layout changes nothing. A layout that
     /// does not fit the board gives what it can (squares past it are bucket
     /// 0) and never panics: callers check it first.
     pub fn with_king_buckets(self, layout: &[u8]) -> FeatureSet {
@@ -100,7 +107,16 @@ impl FeatureSet {
             *slot = b;
         }
         let buckets = layout.iter().max().map_or(1, |&m| m.saturating_add(1));
-        FeatureSet { king_mirror: true, buckets, bucket_of, ..self }
+        let whole = layout_mirrors(layout, self.files, self.ranks) == Some(false);
+        let bucket_width = if whole { self.files } else { self.files.div_ceil(2) };
+        FeatureSet { king_mirror: self.king_mirror || !whole, buckets, bucket_width, bucket_of, ..self }
+    }
+
+    /// Whether a perspective's [`View`] may change from move to move (the
+    /// king mirror or king buckets): only then is it computed per position.
+    #[inline(always)]
+    pub fn views_vary(&self) -> bool {
+        self.king_mirror || self.buckets > 1
     }
 
     /// Whether the king mirror is on (king buckets turn it on): a
@@ -128,15 +144,15 @@ impl FeatureSet {
     #[inline(always)]
     pub fn view(&self, perspective: Color, king: Option<Square>) -> View {
         match king {
-            Some(k) if self.king_mirror => {
-                let flipped = k.file() >= self.files / 2;
+            Some(k) if self.views_vary() => {
+                let flipped = self.king_mirror && k.file() >= self.files / 2;
                 let file = if flipped { self.files - 1 - k.file() } else { k.file() };
                 let rank = match perspective {
                     Color::White => k.rank(),
                     Color::Black => self.ranks - 1 - k.rank(),
                 };
-                let half = usize::from(self.files.div_ceil(2));
-                let bucket = self.bucket_of.get(usize::from(rank) * half + usize::from(file)).copied().unwrap_or(0);
+                let width = usize::from(self.bucket_width);
+                let bucket = self.bucket_of.get(usize::from(rank) * width + usize::from(file)).copied().unwrap_or(0);
                 View { flipped, bucket }
             }
             _ => View::default(),
@@ -152,7 +168,7 @@ impl FeatureSet {
     /// Both perspectives' [`FeatureSet::view_of`], White's first.
     #[inline(always)]
     pub fn views(&self, pos: &Position) -> [View; 2] {
-        if !self.king_mirror {
+        if !self.views_vary() {
             return [View::default(); 2];
         }
         [self.view_of(pos, Color::White), self.view_of(pos, Color::Black)]
@@ -236,16 +252,31 @@ pub fn layout_squares(files: u8, ranks: u8) -> usize {
     usize::from(files.div_ceil(2)) * usize::from(ranks)
 }
 
+/// Whether a layout of this length is a left-half one, which implies the
+/// king mirror (`Some(true)`), or a whole-board one, which does not
+/// (`Some(false)`); `None` for any other length.
+pub fn layout_mirrors(layout: &[u8], files: u8, ranks: u8) -> Option<bool> {
+    if layout.len() == layout_squares(files, ranks) {
+        Some(true)
+    } else if layout.len() == usize::from(files) * usize::from(ranks) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// Checks a king bucket layout for a board of `files` x `ranks`: one
-/// bucket per square of the left half (rank by rank from the perspective's
-/// own first rank, files from the a-file), numbered from 0 without gaps.
+/// bucket per square of the left half or of the whole board
+/// ([`layout_mirrors`]; rank by rank from the perspective's own first rank,
+/// files from the a-file), numbered from 0 without gaps.
 /// Returns the number of buckets; the error is one line.
 pub fn check_king_buckets(layout: &[u8], files: u8, ranks: u8) -> Result<usize, String> {
-    let (squares, half) = (layout_squares(files, ranks), files.div_ceil(2));
-    if layout.len() != squares {
+    if layout_mirrors(layout, files, ranks).is_none() {
+        let (squares, half) = (layout_squares(files, ranks), files.div_ceil(2));
         return Err(format!(
-            "{} entries, the {files}x{ranks} board's left half has {squares} ({half} files x {ranks} ranks)",
-            layout.len()
+            "{} entries, the {files}x{ranks} board's left half has {squares} ({half} files x {ranks} ranks) and the whole board {}",
+            layout.len(),
+            usize::from(files) * usize::from(ranks)
         ));
     }
     let buckets = layout.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1);

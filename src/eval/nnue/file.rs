@@ -5,9 +5,9 @@
 //! buckets says so in an `outputs BUCKETS MEN` line (none: one output),
 //! one whose inputs use the king mirror in a `transform king-mirror` line
 //! (none: the plain inputs), one with king buckets in a `king-buckets
-//! B0,B1,...` line: a bucket per square of the left half, rank by rank from
-//! the perspective's first, files from the a-file (none: one bucket; the
-//! buckets imply the king mirror).
+//! B0,B1,...` line: a bucket per square of the left half (which implies
+//! the king mirror) or of the whole board, rank by rank from the
+//! perspective's first, files from the a-file (none: one bucket).
 //!
 //! ```text
 //! menagerie-nnue 1

@@ -10,7 +10,7 @@
 //! activation in `0..=1` becomes `0..=QA`; the output is centipawns divided
 //! by [`OUTPUT_SCALE`].
 
-use super::features::FeatureSet;
+use super::features::{layout_mirrors, FeatureSet};
 use crate::rules::variant::Variant;
 
 /// Scale of the hidden layer (weights, biases, accumulators).
@@ -81,9 +81,9 @@ pub struct NetworkHeader {
     /// Whether each perspective's inputs reverse the files while its king
     /// stands on the right half ([`FeatureSet::with_king_mirror`]).
     pub king_mirror: bool,
-    /// King buckets: one bucket per square of the left half, rank by rank
-    /// from the perspective's first ([`FeatureSet::with_king_buckets`]);
-    /// empty without buckets. Buckets imply the king mirror.
+    /// King buckets: one bucket per square of the left half or of the whole
+    /// board, rank by rank from the perspective's first ([`FeatureSet::with_king_buckets`]);
+    /// empty without buckets. A left-half layout implies the king mirror.
     pub king_buckets: Vec<u8>,
     /// Whether the network adds to the linear evaluation (it was trained on
     /// what the linear evaluation misses) instead of scoring alone.
@@ -140,6 +140,19 @@ impl NetworkHeader {
     /// King buckets (1: none).
     pub fn king_bucket_count(&self) -> usize {
         self.king_buckets.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1)
+    }
+
+    /// Whether the king buckets are a left-half layout, which implies the
+    /// king mirror (false without buckets and for a whole-board layout).
+    pub fn buckets_mirror(&self) -> bool {
+        let (files, ranks) = self.board_size();
+        !self.king_buckets.is_empty() && layout_mirrors(&self.king_buckets, files, ranks) != Some(false)
+    }
+
+    /// The board's files and ranks, from `board` (`FILESxRANKS`; 0 x 0 if
+    /// it does not read, which no layout fits).
+    pub fn board_size(&self) -> (u8, u8) {
+        self.board.split_once('x').and_then(|(f, r)| Some((f.parse().ok()?, r.parse().ok()?))).unwrap_or((0, 0))
     }
 
     /// Why this network cannot evaluate `variant`, if it cannot.
@@ -209,13 +222,14 @@ impl FloatNetwork {
     }
 
     /// This network with the king buckets of `layout` (checked against the
-    /// board: [`super::features::check_king_buckets`]), which imply the king
-    /// mirror. Each new bucket's input rows start as a copy of the rows of
-    /// the bucket its first square had before (all of them the network's
-    /// only rows when it had no buckets), so where the new layout refines
-    /// the old one (from none, always) the network scores every position as
-    /// it did with the king mirror. An empty layout, or the network's own,
-    /// keeps it as it is.
+    /// board: [`super::features::check_king_buckets`]); a left-half layout
+    /// implies the king mirror, a whole-board one keeps the network's. Each
+    /// new bucket's input rows start as a copy of the rows of the bucket its
+    /// first square had before (all of them the network's only rows when it
+    /// had no buckets), so where the new layout refines the old one of the
+    /// same extent (from none, always) the network scores every position as
+    /// it did (with the king mirror, for a left-half layout). An empty
+    /// layout, or the network's own, keeps it as it is.
     pub fn with_king_buckets(mut self, layout: &[u8]) -> FloatNetwork {
         if layout.is_empty() || layout == self.header.king_buckets {
             return self;
@@ -224,7 +238,9 @@ impl FloatNetwork {
         let base = self.inputs / self.header.king_bucket_count();
         let old = std::mem::take(&mut self.header.king_buckets);
         self.header.king_buckets = layout.to_vec();
-        self.header.king_mirror = true;
+        // A left-half layout needs the king mirror; a whole-board one keeps
+        // the network's own views, so that the copies score as it did.
+        self.header.king_mirror |= self.header.buckets_mirror();
         let buckets = self.header.king_bucket_count();
         let mut weights = Vec::with_capacity(buckets * base * h);
         for b in 0..buckets {

@@ -21,10 +21,20 @@ enum Inputs {
     Plain,
     KingMirror,
     KingBuckets,
+    /// King buckets over the whole board ([`whole_layout`]), without the king mirror.
+    WholeBuckets,
 }
 
 impl Inputs {
-    const ALL: [Inputs; 3] = [Inputs::Plain, Inputs::KingMirror, Inputs::KingBuckets];
+    const ALL: [Inputs; 4] = [Inputs::Plain, Inputs::KingMirror, Inputs::KingBuckets, Inputs::WholeBuckets];
+}
+
+/// A whole-board king bucket layout for `v`'s board (no king mirror): the
+/// king's rank from its side (1, 2, 3 and beyond) times the third of the
+/// files it stands on: 9 buckets.
+fn whole_layout(v: &Variant) -> Vec<u8> {
+    let files = v.shape.files;
+    (0..v.shape.ranks).flat_map(|rank| (0..files).map(move |file| rank.min(2) * 3 + file * 3 / files)).collect()
 }
 
 /// A king bucket layout for `v`'s board that kings cross often: the king's
@@ -52,6 +62,7 @@ fn random_network(v: &Variant, hidden: usize, activation: Activation, seed: u64,
         Inputs::Plain => {}
         Inputs::KingMirror => net.header.king_mirror = true,
         Inputs::KingBuckets => net = redraw_hidden_weights(net.with_king_buckets(&test_layout(v)), seed ^ 0xb0c4e7),
+        Inputs::WholeBuckets => net = redraw_hidden_weights(net.with_king_buckets(&whole_layout(v)), seed ^ 0x3a7e11),
     }
     net
 }
@@ -146,7 +157,7 @@ fn incremental_accumulators_equal_fresh_ones_in_every_variant() {
         } else {
             assert_eq!(mirror_turns, 0, "{name}: no king mirror, no turns");
         }
-        if inputs == Inputs::KingBuckets && v.royal.is_some() {
+        if matches!(inputs, Inputs::KingBuckets | Inputs::WholeBuckets) && v.royal.is_some() {
             assert!(bucket_moves > 10, "{name}: a king changed bucket on its half only {bucket_moves} times");
         } else {
             assert_eq!(bucket_moves, 0, "{name} {inputs:?}: no buckets, no bucket moves");
@@ -572,13 +583,26 @@ fn king_buckets_round_trip_and_a_malformed_layout_is_one_line_of_error() {
     assert_eq!(back.header.features(&v), FeatureSet::new(&v).with_king_buckets(&layout));
     let pos = Position::from_fen(Arc::clone(&v), "5k4/10/10/10/10/10/2P7/3K6 w - - 0 1").expect("fen");
     assert_eq!(evaluate_fresh(&back, &pos), evaluate_fresh(&net, &pos));
+    // A whole-board layout (80 numbers) round-trips without the transform line.
+    let whole_layout = whole_layout(&v);
+    let whole = FloatNetwork::random(&v, 8, Activation::SquaredClippedRelu, 5).with_king_buckets(&whole_layout);
+    let whole = redraw_hidden_weights(whole, 7).quantize();
+    let whole_bytes = file::write(&whole);
+    let whole_text = String::from_utf8_lossy(&whole_bytes).to_string();
+    assert!(
+        whole_text.contains("\ninputs 11520\nking-buckets 0,0,0,0,1,1,1,2,2,2,3,") && !whole_text.contains("transform")
+    );
+    let whole_back = file::read(&whole_bytes).expect("reads back");
+    assert_eq!(whole_back, whole);
+    assert!(check_fits(&whole_back, &v).is_ok() && !whole_back.header.features(&v).king_mirror());
+    assert_eq!(evaluate_fresh(&whole_back, &pos), evaluate_fresh(&whole, &pos));
 
     let text = String::from_utf8_lossy(&bytes).to_string();
     let short = line.trim_end_matches(",3").to_string() + ",3".repeat(29).as_str();
     let cases = [
         (short, "39 entries, the 10x8 board's left half has 40 (5 files x 8 ranks)"),
         (format!("{line},3"), "41 entries"),
-        (line.replacen(",1,", ",x,", 1), "entry 3 'x' is not a bucket number (0 to 49)"),
+        (line.replacen(",1,", ",x,", 1), "entry 3 'x' is not a bucket number (0 to 99)"),
         (line.replacen("0,", "-1,", 1), "entry 1 '-1' is not"),
         (line.replacen(",1,", ",300,", 1), "entry 3 '300' is not"),
         (line.replace(",3", ",4"), "no square has bucket 3"),
@@ -636,6 +660,19 @@ fn a_network_expanded_into_king_buckets_scores_as_its_source() {
             });
             assert!(compared > 100, "{variant}: {compared} positions");
         }
+        // A whole-board layout needs no king mirror: the plain network
+        // expanded into it scores exactly as the plain network.
+        let whole = plain.clone().with_king_buckets(&whole_layout(&v));
+        assert!(!whole.header.king_mirror && !whole.header.buckets_mirror());
+        assert_eq!(whole.header.king_bucket_count(), 9);
+        let (whole_q, plain_q) = (whole.quantize(), plain.quantize());
+        let mut compared = 0;
+        random_games(variant, 3, 120, |pos, _| {
+            assert_eq!(evaluate_float(&whole, pos), evaluate_float(&plain, pos), "{variant}: {}", pos.to_fen());
+            assert_eq!(evaluate_fresh(&whole_q, pos), evaluate_fresh(&plain_q, pos));
+            compared += 1;
+        });
+        assert!(compared > 100, "{variant}: {compared} positions");
         // The same layout again changes nothing; the two-bucket network is not the one-bucket one.
         assert_eq!(two.clone().with_king_buckets(&coarse), two);
         let start = Position::startpos(Arc::clone(&v)).expect("start");

@@ -220,9 +220,7 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     // A left-half layout implies the king mirror: the same holds. A
     // whole-board layout does not, and --mirror then gives new examples.
     let (files, ranks) = (variant.shape.files, variant.shape.ranks);
-    let half_layout = |layout: &[u8]| {
-        !layout.is_empty() && crate::eval::nnue::features::layout_mirrors(layout, files, ranks) != Some(false)
-    };
+    let half_layout = |layout: &[u8]| crate::eval::nnue::features::layout_is_half(layout, files, ranks);
     if args.mirror && half_layout(&king_buckets) {
         return Err(
             "--mirror adds nothing with --king-buckets of the left half (the mirrored positions have the same inputs)"

@@ -106,10 +106,10 @@ impl FeatureSet {
         for (slot, &b) in bucket_of.iter_mut().zip(layout) {
             *slot = b;
         }
-        let buckets = layout.iter().max().map_or(1, |&m| m.saturating_add(1));
-        let whole = layout_mirrors(layout, self.files, self.ranks) == Some(false);
-        let bucket_width = if whole { self.files } else { self.files.div_ceil(2) };
-        FeatureSet { king_mirror: self.king_mirror || !whole, buckets, bucket_width, bucket_of, ..self }
+        let buckets = bucket_count(layout).min(usize::from(u8::MAX)) as u8;
+        let half = layout_is_half(layout, self.files, self.ranks);
+        let bucket_width = if half { self.files.div_ceil(2) } else { self.files };
+        FeatureSet { king_mirror: self.king_mirror || half, buckets, bucket_width, bucket_of, ..self }
     }
 
     /// Whether a perspective's [`View`] may change from move to move (the
@@ -265,6 +265,17 @@ pub fn layout_mirrors(layout: &[u8], files: u8, ranks: u8) -> Option<bool> {
     }
 }
 
+/// Whether `layout` is a left-half one, which implies the king mirror
+/// ([`layout_mirrors`]); false without buckets and for a whole-board one.
+pub fn layout_is_half(layout: &[u8], files: u8, ranks: u8) -> bool {
+    !layout.is_empty() && layout_mirrors(layout, files, ranks) != Some(false)
+}
+
+/// The buckets a layout names: its largest number plus one (1 when empty).
+pub fn bucket_count(layout: &[u8]) -> usize {
+    layout.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1)
+}
+
 /// Checks a king bucket layout for a board of `files` x `ranks`: one
 /// bucket per square of the left half or of the whole board
 /// ([`layout_mirrors`]; rank by rank from the perspective's own first rank,
@@ -279,7 +290,7 @@ pub fn check_king_buckets(layout: &[u8], files: u8, ranks: u8) -> Result<usize, 
             usize::from(files) * usize::from(ranks)
         ));
     }
-    let buckets = layout.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1);
+    let buckets = bucket_count(layout);
     if let Some(missing) = (0..buckets).find(|&b| !layout.iter().any(|&x| usize::from(x) == b)) {
         return Err(format!("no square has bucket {missing} (buckets are numbered from 0 without gaps)"));
     }

@@ -25,7 +25,7 @@
 //! ```
 
 use super::features::{parse_king_buckets, write_king_buckets};
-use super::network::{Activation, Network, NetworkHeader, MAX_HIDDEN, MAX_OUTPUTS};
+use super::network::{parse_board, Activation, Network, NetworkHeader, MAX_HIDDEN, MAX_OUTPUTS};
 
 /// The first line of every network file.
 const MAGIC: &str = "menagerie-nnue 1";
@@ -148,10 +148,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
         Err(_) => Vec::new(),
         Ok(v) => {
             let board = field("board")?;
-            let (files, ranks) = board
-                .split_once('x')
-                .and_then(|(f, r)| Some((f.parse::<u8>().ok()?, r.parse::<u8>().ok()?)))
-                .ok_or_else(|| NetworkError::BadHeader(format!("board {board}")))?;
+            let (files, ranks) = parse_board(board).ok_or_else(|| NetworkError::BadHeader(format!("board {board}")))?;
             parse_king_buckets(v, files, ranks)
                 .map_err(|why| NetworkError::BadHeader(format!("king-buckets: {why}")))?
         }

@@ -10,8 +10,13 @@
 //! activation in `0..=1` becomes `0..=QA`; the output is centipawns divided
 //! by [`OUTPUT_SCALE`].
 
-use super::features::{layout_mirrors, FeatureSet};
+use super::features::{bucket_count, layout_is_half, FeatureSet};
 use crate::rules::variant::Variant;
+
+/// The files and ranks of a header's `board` (`FILESxRANKS`), if it reads.
+pub fn parse_board(board: &str) -> Option<(u8, u8)> {
+    board.split_once('x').and_then(|(f, r)| Some((f.parse().ok()?, r.parse().ok()?)))
+}
 
 /// Scale of the hidden layer (weights, biases, accumulators).
 pub const QA: i32 = 255;
@@ -139,20 +144,14 @@ impl NetworkHeader {
 
     /// King buckets (1: none).
     pub fn king_bucket_count(&self) -> usize {
-        self.king_buckets.iter().map(|&b| usize::from(b) + 1).max().unwrap_or(1)
+        bucket_count(&self.king_buckets)
     }
 
     /// Whether the king buckets are a left-half layout, which implies the
     /// king mirror (false without buckets and for a whole-board layout).
     pub fn buckets_mirror(&self) -> bool {
-        let (files, ranks) = self.board_size();
-        !self.king_buckets.is_empty() && layout_mirrors(&self.king_buckets, files, ranks) != Some(false)
-    }
-
-    /// The board's files and ranks, from `board` (`FILESxRANKS`; 0 x 0 if
-    /// it does not read, which no layout fits).
-    pub fn board_size(&self) -> (u8, u8) {
-        self.board.split_once('x').and_then(|(f, r)| Some((f.parse().ok()?, r.parse().ok()?))).unwrap_or((0, 0))
+        let (files, ranks) = parse_board(&self.board).unwrap_or((0, 0));
+        layout_is_half(&self.king_buckets, files, ranks)
     }
 
     /// Why this network cannot evaluate `variant`, if it cannot.

@@ -63,10 +63,11 @@ pub struct TrainPlan {
     /// whatever `init`'s did: the run decides the transform of its result.
     pub king_mirror: bool,
     /// King buckets ([`FeatureSet::with_king_buckets`], checked against the
-    /// board), which imply the king mirror; empty: none, or `init`'s. An
-    /// `init` with none (or a coarser layout) gets each bucket's input rows
-    /// as a copy of its own ([`FloatNetwork::with_king_buckets`]), so the
-    /// run starts from its scores (with the king mirror).
+    /// board); a left-half layout implies the king mirror; empty: none, or
+    /// `init`'s. An `init` with none (or a coarser layout) gets each bucket's
+    /// input rows as a copy of its own ([`FloatNetwork::with_king_buckets`]),
+    /// so the run starts from its scores (with the king mirror for a
+    /// left-half layout).
     pub king_buckets: Vec<u8>,
     /// Decoupled weight decay (AdamW): each step shrinks every weight by
     /// `rate * weight_decay` of itself, against overfitting small data.
@@ -394,8 +395,8 @@ impl TrainState {
     /// A run's start from `net` with Adam's state `adam` (training a
     /// checkpoint's network on new data), the seed's shuffle; the inputs'
     /// transform is the plan's (the input count is the same either way),
-    /// and king buckets, which `net` must already have if the plan names
-    /// them, keep the king mirror on.
+    /// and left-half king buckets, which `net` must already have if the plan
+    /// names them, keep the king mirror on.
     pub fn continuing(mut net: FloatNetwork, adam: Adam<f32>, plan: &TrainPlan) -> TrainState {
         net.header.king_mirror = plan.king_mirror || net.header.buckets_mirror();
         TrainState { epoch: 0, net, adam, rng: plan.seed.wrapping_add(1), best: None }

@@ -79,6 +79,8 @@ enum Command {
     Datagen(menagerie::training::datagen::DatagenArgs),
     /// Join datagen's shards of one run into the file one process makes (games in order, one header).
     Join(menagerie::training::join::JoinArgs),
+    /// Training data from match games: one player's plies with the scores of its PGN comments.
+    Import(menagerie::training::import::ImportArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
     Train(menagerie::training::train_command::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
@@ -130,6 +132,7 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => finish(menagerie::training::tune::run_tune_command(&args, &catalogue)),
         Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
         Some(Command::Join(args)) => finish(menagerie::training::join::run_join_command(&args, &catalogue)),
+        Some(Command::Import(args)) => finish(menagerie::training::import::run_import_command(&args, &catalogue)),
         Some(Command::Train(args)) => finish(menagerie::training::train_command::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {

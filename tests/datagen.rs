@@ -291,3 +291,58 @@ fn datagen_train_and_check_a_user_variant() {
     assert!(!broken.status.success());
     assert!(message.contains("truncated") && message.trim().lines().count() == 1, "{message}");
 }
+
+#[test]
+fn match_games_import_as_one_players_data() {
+    let dir = TempDir::new("import");
+    let exe = env!("CARGO_BIN_EXE_menagerie");
+    let run = |args: &[&str]| Command::new(exe).args(args).output().expect("runs");
+    let (pgn, data) = (dir.join("games.pgn"), dir.join("games.data"));
+    let (pgn, data) = (pgn.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let engine = format!("cmd={exe} uci");
+    let played = run(&[
+        "match",
+        "--variant",
+        "chess",
+        "--engine",
+        &engine,
+        "name=a",
+        "--engine",
+        &engine,
+        "name=b",
+        "--games",
+        "2",
+        "--tc",
+        "nodes=300",
+        "--random-plies",
+        "4",
+        "--max-moves",
+        "30",
+        "--pgn",
+        pgn,
+    ]);
+    assert!(played.status.success(), "{}", String::from_utf8_lossy(&played.stderr));
+    let imported = run(&["import", "--variant", "chess", "--player", "a", "--pgn", pgn, "--out", data]);
+    let said = String::from_utf8_lossy(&imported.stdout);
+    assert!(imported.status.success() && said.starts_with("wrote 2 games ("), "{said}");
+    // Player a moved about half the plies after the 4 random ones: each a scored ply.
+    let scored: usize = said["wrote 2 games (".len()..].split(' ').next().and_then(|n| n.parse().ok()).expect("count");
+    assert!((20..=62).contains(&scored), "{said}");
+    let checked = run(&["check", data]);
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success() && text.contains("ok (data for chess: ") && text.contains("from 2 games"),
+        "{text}"
+    );
+    // Refused in one line: an unknown variant, a player who played no game, a weight out of range.
+    for args in [
+        vec!["import", "--variant", "nochess", "--player", "a", "--pgn", pgn],
+        vec!["import", "--variant", "chess", "--player", "nobody", "--pgn", pgn, "--out", data],
+        vec!["import", "--variant", "chess", "--player", "a", "--pgn", pgn, "--lambda", "2", "--out", data],
+        vec!["import", "--variant", "chess", "--player", "a", "--pgn", "missing.pgn", "--out", data],
+    ] {
+        let refused = run(&args);
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success() && message.trim().lines().count() == 1, "{args:?}: {message}");
+    }
+}

@@ -129,6 +129,10 @@ pub struct PgnGame {
     /// The clock after each move (`0:04:59` from `{[%clk 0:04:59]}`), at the
     /// move's index; shorter than `moves` when the last moves carry none.
     pub clocks: Vec<Option<String>>,
+    /// The first comment after each move of the main line (`+0.35/12 0.41s`
+    /// in a match's games), at the move's index; shorter than `moves` when
+    /// the last moves carry none.
+    pub comments: Vec<Option<String>>,
 }
 
 impl PgnGame {
@@ -255,10 +259,16 @@ pub fn read_pgn(text: &str) -> Vec<PgnGame> {
                 if c == '}' {
                     comment_depth = 0;
                     let text = std::mem::take(&mut comment).trim().to_string();
-                    if let Some(clock) = clock_of(&text).filter(|_| variation_depth == 0 && !game.moves.is_empty()) {
+                    if variation_depth == 0 && !game.moves.is_empty() {
                         let at = game.moves.len() - 1;
-                        game.clocks.resize(at + 1, None);
-                        game.clocks[at] = Some(clock);
+                        if let Some(clock) = clock_of(&text) {
+                            game.clocks.resize(at + 1, None);
+                            game.clocks[at] = Some(clock);
+                        }
+                        if game.comments.get(at).is_none_or(Option::is_none) {
+                            game.comments.resize(at + 1, None);
+                            game.comments[at] = Some(text.clone());
+                        }
                     }
                     game.last_comment = Some(text);
                 } else {
@@ -315,6 +325,16 @@ mod tests {
         assert_eq!(games[0].moves, ["e4", "e5", "Nf3", "Nc6"]);
         let clocks: Vec<Option<&str>> = games[0].clocks.iter().map(Option::as_deref).collect();
         assert_eq!(clocks, [Some("0:04:59"), None, Some("0:04:50.5")], "none from a variation or a bad time");
+    }
+
+    #[test]
+    fn first_comment_of_each_move() {
+        let text = "1. e4 {+0.20/12 0.4s} {second} e5 2. Nf3 {book} (2. f4 {in a variation}) Nc6 {-0.15/9 0.1s} \
+                    {White resigns} 0-1";
+        let games = read_pgn(text);
+        let comments: Vec<Option<&str>> = games[0].comments.iter().map(Option::as_deref).collect();
+        assert_eq!(comments, [Some("+0.20/12 0.4s"), None, Some("book"), Some("-0.15/9 0.1s")]);
+        assert_eq!(games[0].last_comment.as_deref(), Some("White resigns"));
     }
 
     #[test]

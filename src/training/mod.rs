@@ -1,6 +1,6 @@
 //! Learning from self-play: games played by the engine ([`selfplay`]) kept
 //! as training data, the network's data ([`datagen`], its shards joined by
-//! [`join`]) and trainer
+//! [`join`]; match games turned into data: [`import`]) and trainer
 //! ([`train`], reading positions as a stream: [`source`]; the command and
 //! its checkpoints: [`train_command`], [`checkpoint`]), and the linear
 //! evaluation's tuner ([`tune`], fitting with [`fit`]), which read the same
@@ -12,6 +12,7 @@ pub mod census;
 pub mod checkpoint;
 pub mod datagen;
 pub mod fit;
+pub mod import;
 pub mod join;
 pub mod math;
 pub mod positions;

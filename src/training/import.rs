@@ -14,6 +14,7 @@ use clap::Args;
 
 use super::command_line;
 use crate::board::position::Position;
+use crate::board::registry::Registry;
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{header_text, DataHeader};
 use crate::eval::nnue::games::{white_view, Game, PlyScore};
@@ -107,10 +108,25 @@ pub enum Imported {
     Skipped,
 }
 
+/// The start of a PGN game without a `FEN` tag: its `Variant`'s start
+/// position (chess without the tag), as a FEN for `variant`; None when it
+/// is `variant` itself. A `caparandom` game from the standard array thus
+/// starts `relocation` data after the setup phase, where it began.
+fn pgn_start(registry: &Registry, pgn: &PgnGame, variant: &Arc<Variant>) -> Result<Option<String>, String> {
+    let name = pgn.tag("Variant").unwrap_or("chess").trim().to_lowercase();
+    if name == variant.name {
+        return Ok(None);
+    }
+    let played = registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))?;
+    let start = Position::startpos(played).map_err(|e| format!("bad start position: {e}"))?;
+    Ok(Some(start.to_fen()))
+}
+
 /// One PGN game as a data game numbered `number`: replayed under
 /// `variant` from its `FEN` tag, the player's plies scored from their
 /// comments. The error names the move that does not replay.
 pub fn import_game(
+    registry: &Registry,
     variant: &Arc<Variant>,
     pgn: &PgnGame,
     player: &str,
@@ -123,7 +139,10 @@ pub fn import_game(
         _ => return Ok(Imported::Skipped),
     };
     let Some(points) = white_points(&pgn.result) else { return Ok(Imported::Skipped) };
-    let fen = pgn.tag("FEN").map(str::to_string);
+    let fen = match pgn.tag("FEN") {
+        Some(f) => Some(f.to_string()),
+        None => pgn_start(registry, pgn, variant)?,
+    };
     let mut pos = match &fen {
         Some(f) => Position::from_fen(Arc::clone(variant), f),
         None => Position::startpos(Arc::clone(variant)),
@@ -163,7 +182,7 @@ pub fn run_import_command(args: &ImportArgs, catalogue: &Catalogue) -> Result<()
     for path in &args.pgn {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         for (i, pgn) in read_pgn(&text).iter().enumerate() {
-            match import_game(&variant, pgn, &args.player, games, args.lambda)
+            match import_game(catalogue.registry(), &variant, pgn, &args.player, games, args.lambda)
                 .map_err(|e| format!("{}: game {}: {e}", path.display(), i + 1))?
             {
                 Imported::Game(game, n) => {
@@ -194,7 +213,6 @@ pub fn run_import_command(args: &ImportArgs, catalogue: &Catalogue) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::registry::Registry;
     use crate::eval::nnue::games::Ply;
 
     fn chess() -> Arc<Variant> {
@@ -240,7 +258,9 @@ mod tests {
                     1. e4 {book} e5 {book} 2. Nf3 {+0.40/12 0.1s} Nc6 {+0.50/11 0.1s} 3. Bc4 {+0.30/12 0.1s} \
                     d6 {-0.20/10 0.1s} 4. Ng5 {+1.00/13 0.1s} Qxg5 {+M3/20 0.1s} {Black wins} 0-1\n";
         let pgn = &read_pgn(text)[0];
-        let Imported::Game(game, scored) = import_game(&chess(), pgn, "menagerie", 7, 0.0).expect("imports") else {
+        let Imported::Game(game, scored) =
+            import_game(&Registry::builtin(), &chess(), pgn, "menagerie", 7, 0.0).expect("imports")
+        else {
             panic!("skipped");
         };
         assert_eq!(game.number, 7);
@@ -253,7 +273,7 @@ mod tests {
         game.replay(&chess(), |pos, n, ply, m| seen.push((n, pos.move_to_uci(m, false), ply.score))).expect("replays");
         assert_eq!(seen[7].1, "d8g5", "the moves are the PGN's");
 
-        let white = import_game(&chess(), pgn, "fsf", 0, 0.0).expect("imports");
+        let white = import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, 0.0).expect("imports");
         let Imported::Game(game, scored) = white else { panic!("skipped") };
         assert_eq!((scored, plies(&game)[2]), (3, Cp(40)), "White's scores are White's view");
     }
@@ -262,7 +282,9 @@ mod tests {
     fn the_result_is_blended_into_the_players_scores() {
         let text = "[White \"menagerie\"]\n[Black \"x\"]\n[Result \"1-0\"]\n\n1. e4 {+0.00/12 0.1s} e5 1-0\n";
         let pgn = &read_pgn(text)[0];
-        let Imported::Game(game, _) = import_game(&chess(), pgn, "menagerie", 0, 0.5).expect("imports") else {
+        let Imported::Game(game, _) =
+            import_game(&Registry::builtin(), &chess(), pgn, "menagerie", 0, 0.5).expect("imports")
+        else {
             panic!("skipped");
         };
         assert_eq!(plies(&game)[0], PlyScore::Cp(439));
@@ -271,14 +293,50 @@ mod tests {
     #[test]
     fn other_games_are_left_out_and_bad_moves_named() {
         let other = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
-        assert_eq!(import_game(&chess(), &read_pgn(other)[0], "menagerie", 0, 0.0), Ok(Imported::Skipped));
+        assert_eq!(
+            import_game(&Registry::builtin(), &chess(), &read_pgn(other)[0], "menagerie", 0, 0.0),
+            Ok(Imported::Skipped)
+        );
         let unfinished = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. e4 {+0.10/5} *\n";
-        assert_eq!(import_game(&chess(), &read_pgn(unfinished)[0], "menagerie", 0, 0.0), Ok(Imported::Skipped));
+        assert_eq!(
+            import_game(&Registry::builtin(), &chess(), &read_pgn(unfinished)[0], "menagerie", 0, 0.0),
+            Ok(Imported::Skipped)
+        );
         let bad = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n";
-        let error = import_game(&chess(), &read_pgn(bad)[0], "menagerie", 0, 0.0).expect_err("illegal");
+        let error =
+            import_game(&Registry::builtin(), &chess(), &read_pgn(bad)[0], "menagerie", 0, 0.0).expect_err("illegal");
         assert!(error.starts_with("ply 3 (Ke3)"), "{error}");
         let fen = "[White \"menagerie\"]\n[Black \"b\"]\n[FEN \"8/8/8\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
-        let error = import_game(&chess(), &read_pgn(fen)[0], "menagerie", 0, 0.0).expect_err("bad FEN");
+        let error =
+            import_game(&Registry::builtin(), &chess(), &read_pgn(fen)[0], "menagerie", 0, 0.0).expect_err("bad FEN");
         assert!(error.starts_with("bad start position"), "{error}");
+        let unknown = "[White \"menagerie\"]\n[Black \"b\"]\n[Variant \"nochess\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
+        let error = import_game(&Registry::builtin(), &chess(), &read_pgn(unknown)[0], "menagerie", 0, 0.0);
+        assert_eq!(error, Err("unknown variant \"nochess\"".to_string()));
+    }
+
+    #[test]
+    fn a_game_without_fen_starts_where_its_variant_does() {
+        // A caparandom match game from the standard array has no FEN tag; as
+        // relocation data it starts after the setup phase, White to move.
+        let registry = Registry::builtin();
+        let relocation = registry.get("relocation").expect("relocation");
+        let text = "[White \"menagerie\"]\n[Black \"b\"]\n[Variant \"caparandom\"]\n[Result \"1-0\"]\n\n\
+                    1. h3 {+0.10/5} Nh6 2. Ci3 {+0.20/5} 1-0\n";
+        let Imported::Game(game, scored) =
+            import_game(&registry, &relocation, &read_pgn(text)[0], "menagerie", 0, 0.0).expect("imports")
+        else {
+            panic!("skipped")
+        };
+        let capablanca = registry.get("capablanca").expect("capablanca");
+        let start = Position::startpos(capablanca).expect("start").to_fen();
+        assert_eq!((game.start.as_deref(), scored), (Some(start.as_str()), 2));
+        let same = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {+0.10/5} 1-0\n";
+        let Imported::Game(game, _) =
+            import_game(&registry, &chess(), &read_pgn(same)[0], "menagerie", 0, 0.0).expect("imports")
+        else {
+            panic!("skipped")
+        };
+        assert_eq!(game.start, None, "a chess game as chess data starts at chess's start");
     }
 }

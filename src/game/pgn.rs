@@ -140,6 +140,24 @@ impl PgnGame {
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
+
+    /// White's points for the game's result (1, 0.5 or 0); None when it is
+    /// unfinished (`*`) or unreadable.
+    pub fn white_points(&self) -> Option<f64> {
+        match self.result.as_str() {
+            "1-0" => Some(1.0),
+            "0-1" => Some(0.0),
+            "1/2-1/2" => Some(0.5),
+            _ => None,
+        }
+    }
+
+    /// The variant its `Variant` tag names (chess without one); the error
+    /// is one line naming it.
+    pub fn variant(&self, registry: &Registry) -> Result<Arc<Variant>, String> {
+        let name = self.tag("Variant").unwrap_or("chess").trim().to_lowercase();
+        registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))
+    }
 }
 
 /// A PGN game replayed through the rules: its variant (the `Variant` tag,
@@ -177,8 +195,7 @@ impl Replayed {
 /// Replays `game` through the rules of the variant its tags name; the error
 /// is one line naming the variant, the FEN or the move that does not fit.
 pub fn replay(registry: &Registry, game: &PgnGame) -> Result<Replayed, String> {
-    let name = game.tag("Variant").unwrap_or("chess").trim().to_lowercase();
-    let variant = registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))?;
+    let variant = game.variant(registry)?;
     let start = match game.tag("FEN") {
         Some(f) => Position::from_fen(Arc::clone(&variant), f).map_err(|e| format!("bad FEN: {e}"))?,
         None => Position::startpos(Arc::clone(&variant)).map_err(|e| format!("bad start FEN: {e}"))?,

@@ -35,15 +35,6 @@ struct Scored<'a> {
     slot: Option<(usize, u32)>,
 }
 
-fn white_points(result: &str) -> Option<f64> {
-    match result {
-        "1-0" => Some(1.0),
-        "0-1" => Some(0.0),
-        "1/2-1/2" => Some(0.5),
-        _ => None,
-    }
-}
-
 /// The table of the finished games of each file (unfinished ones are
 /// skipped). Engines are numbered in order of first appearance. Two games
 /// pair up when their `Round`s are 2k-1 and 2k of the same file and their
@@ -52,8 +43,7 @@ pub fn score_games(files: &[Vec<PgnGame>], sprt: Option<Sprt>) -> MatchSummary {
     let mut scored = Vec::new();
     for (f, games) in files.iter().enumerate() {
         for g in games {
-            let (Some(white), Some(black), Some(points)) = (g.tag("White"), g.tag("Black"), white_points(&g.result))
-            else {
+            let (Some(white), Some(black), Some(points)) = (g.tag("White"), g.tag("Black"), g.white_points()) else {
                 continue;
             };
             let round = g.tag("Round").and_then(|r| r.trim().parse::<u32>().ok()).filter(|&r| r > 0);

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::command_line;
+use super::math::blended_target;
 use crate::board::position::Position;
 use crate::board::registry::Registry;
 use crate::eval::catalogue::Catalogue;
@@ -52,13 +53,12 @@ pub struct ImportArgs {
 /// The score (centipawns, White's view) whose win chance
 /// `sigmoid(score / 400)` is `lambda` of White's points and the rest of
 /// `cp`'s: a game's result blended into a search's score.
-pub fn blend_result(cp: i16, white_points: f32, lambda: f64) -> i16 {
+pub fn blend_result(cp: i16, white_points: f64, lambda: f64) -> i16 {
     if lambda == 0.0 {
         return cp;
     }
     let scale = f64::from(OUTPUT_SCALE);
-    let chance = 1.0 / (1.0 + (-f64::from(cp) / scale).exp());
-    let blended = (lambda * f64::from(white_points) + (1.0 - lambda) * chance).clamp(1e-6, 1.0 - 1e-6);
+    let blended = blended_target(lambda, white_points, f64::from(cp) / scale).clamp(1e-6, 1.0 - 1e-6);
     (scale * (blended / (1.0 - blended)).ln()).round().clamp(-32_000.0, 32_000.0) as i16
 }
 
@@ -89,16 +89,6 @@ pub enum Mover {
     Mate(i32),
 }
 
-/// White's points for a PGN result; None for an unfinished game.
-fn white_points(result: &str) -> Option<f32> {
-    match result {
-        "1-0" => Some(1.0),
-        "0-1" => Some(0.0),
-        "1/2-1/2" => Some(0.5),
-        _ => None,
-    }
-}
-
 /// What became of one PGN game.
 #[derive(Debug, PartialEq)]
 pub enum Imported {
@@ -113,11 +103,10 @@ pub enum Imported {
 /// is `variant` itself. A `caparandom` game from the standard array thus
 /// starts `relocation` data after the setup phase, where it began.
 fn pgn_start(registry: &Registry, pgn: &PgnGame, variant: &Arc<Variant>) -> Result<Option<String>, String> {
-    let name = pgn.tag("Variant").unwrap_or("chess").trim().to_lowercase();
-    if name == variant.name {
+    let played = pgn.variant(registry)?;
+    if played.name == variant.name {
         return Ok(None);
     }
-    let played = registry.get(&name).ok_or_else(|| format!("unknown variant {name:?}"))?;
     let start = Position::startpos(played).map_err(|e| format!("bad start position: {e}"))?;
     Ok(Some(start.to_fen()))
 }
@@ -138,7 +127,7 @@ pub fn import_game(
         (_, Some(b)) if b == player => Color::Black,
         _ => return Ok(Imported::Skipped),
     };
-    let Some(points) = white_points(&pgn.result) else { return Ok(Imported::Skipped) };
+    let Some(points) = pgn.white_points() else { return Ok(Imported::Skipped) };
     let fen = match pgn.tag("FEN") {
         Some(f) => Some(f.to_string()),
         None => pgn_start(registry, pgn, variant)?,
@@ -165,7 +154,7 @@ pub fn import_game(
         scored += usize::from(matches!(score, PlyScore::Cp(_)));
         pos.make(m);
     }
-    game.set_result(points);
+    game.set_result(points as f32);
     Ok(Imported::Game(game, scored))
 }
 

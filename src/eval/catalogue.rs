@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::board::registry::Registry;
 use crate::eval::nnue::{check_fits, Network};
@@ -41,12 +41,34 @@ pub const SHIPPED_NNUE: &[(&[&str], &[u8])] = &[
     (&["chess"], include_bytes!("../../variants/chess.nnue")),
 ];
 
+/// The shipped networks once read, by their index in [`SHIPPED_NNUE`]. Each
+/// is read the first time a variant asks for it, once per process, so an
+/// engine holds only the networks of the variants it plays (`None`: the
+/// bytes did not read, which the shipped-network tests rule out).
+static SHIPPED_NETWORKS: [OnceLock<Option<Arc<Network>>>; SHIPPED_NNUE.len()] =
+    [const { OnceLock::new() }; SHIPPED_NNUE.len()];
+
+/// The shipped network at `index` of [`SHIPPED_NNUE`], read on first use.
+fn shipped_network(index: usize) -> Option<&'static Arc<Network>> {
+    let (_, bytes) = SHIPPED_NNUE[index];
+    SHIPPED_NETWORKS[index].get_or_init(|| crate::eval::nnue::file::read(bytes).ok().map(Arc::new)).as_ref()
+}
+
+/// Where a variant's network comes from.
+#[derive(Clone)]
+enum NetworkSource {
+    /// The shipped network at this index of [`SHIPPED_NNUE`], read when first asked for.
+    Shipped(usize),
+    /// A network read from a file (`.nnue` beside the variant, `EvalFile`).
+    Loaded(Arc<Network>),
+}
+
 /// The variants and, by variant name, their tuned weights and networks.
 #[derive(Clone, Default)]
 pub struct Catalogue {
     registry: Registry,
     weights: BTreeMap<String, Arc<TunedWeights>>,
-    networks: BTreeMap<String, Arc<Network>>,
+    networks: BTreeMap<String, NetworkSource>,
 }
 
 impl Catalogue {
@@ -67,14 +89,10 @@ impl Catalogue {
                 }
             }
         }
-        for (names, bytes) in SHIPPED_NNUE {
-            let Ok(net) = crate::eval::nnue::file::read(bytes) else { continue };
-            let net = Arc::new(net);
+        for (index, (names, _)) in SHIPPED_NNUE.iter().enumerate() {
             for name in *names {
                 if let Some(variant) = catalogue.registry.get(name) {
-                    if check_fits(&net, &variant).is_ok() {
-                        catalogue.networks.insert(variant.name.clone(), Arc::clone(&net));
-                    }
+                    catalogue.networks.insert(variant.name.clone(), NetworkSource::Shipped(index));
                 }
             }
         }
@@ -96,9 +114,18 @@ impl Catalogue {
         self.weights.get(name)
     }
 
-    /// The network of the variant named `name`, if it has one.
+    /// The network of the variant named `name`, if it has one. A shipped
+    /// network is read on the first call and serves the variant only if it
+    /// fits it.
     pub fn network(&self, name: &str) -> Option<&Arc<Network>> {
-        self.networks.get(name)
+        match self.networks.get(name)? {
+            NetworkSource::Loaded(net) => Some(net),
+            NetworkSource::Shipped(index) => {
+                let net = shipped_network(*index)?;
+                let variant = self.registry.get(name)?;
+                check_fits(net, &variant).is_ok().then_some(net)
+            }
+        }
     }
 
     /// Gives the variant named `name` the network `net` (`EvalFile`), or
@@ -109,7 +136,7 @@ impl Catalogue {
         match net {
             Some(net) => {
                 check_fits(&net, &variant).map_err(|e| e.to_string())?;
-                self.networks.insert(variant.name.clone(), net);
+                self.networks.insert(variant.name.clone(), NetworkSource::Loaded(net));
             }
             None => {
                 self.networks.remove(&variant.name);
@@ -193,7 +220,7 @@ impl Catalogue {
                 None => self.weights.remove(&name),
             };
             match net {
-                Some(net) => self.networks.insert(name, Arc::new(net)),
+                Some(net) => self.networks.insert(name, NetworkSource::Loaded(Arc::new(net))),
                 None => self.networks.remove(&name),
             };
         }
@@ -281,5 +308,21 @@ mod tests {
                 assert!(catalogue.evaluator(&v, EvalMode::Full).network().is_none(), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn a_shipped_network_is_read_once_and_shared() {
+        // Catalogues (one per engine, one per `bench` run) and the variants
+        // of one network share one copy: an engine holds each network once.
+        let (first, second) = (Catalogue::builtin(), Catalogue::builtin());
+        let capablanca = first.network("capablanca").expect("ships a network");
+        for name in ["capablanca", "relocation", "caparandom"] {
+            let net = second.network(name).expect("ships a network");
+            assert!(Arc::ptr_eq(capablanca, net), "{name}: one copy");
+        }
+        let chess = first.network("chess").expect("ships a network");
+        assert!(!Arc::ptr_eq(capablanca, chess), "each network its own");
+        // A clone asks the same copies.
+        assert!(Arc::ptr_eq(first.clone().network("chess").expect("ships"), chess));
     }
 }

@@ -247,7 +247,22 @@ fn clockwork_over_xboard_under_its_own_name() {
     ];
     let out = run_match(
         &engines,
-        &["--variant", "clockwork", "--games", "2", "--tc", "nodes=2000", "--random-plies", "2", "--debug"],
+        // A move cap bounds the games' length (drops keep Clockwork games long):
+        // the test is about the protocol, and a loaded machine must not run it
+        // into the hang limit.
+        &[
+            "--variant",
+            "clockwork",
+            "--games",
+            "2",
+            "--tc",
+            "nodes=2000",
+            "--random-plies",
+            "2",
+            "--max-moves",
+            "160",
+            "--debug",
+        ],
         &pgn,
     );
     let traffic = String::from_utf8_lossy(&out.stderr);

@@ -159,6 +159,8 @@ pub struct AccumulatorStack {
     /// The men on the board at each ply (kept at every push: output buckets need it).
     men: Vec<i32>,
     hidden: usize,
+    /// The last sums computed afresh for each perspective and view.
+    refreshes: RefreshCache,
 }
 
 impl AccumulatorStack {
@@ -172,11 +174,14 @@ impl AccumulatorStack {
             views: vec![[View::default(); 2]; plies],
             men: vec![0; plies],
             hidden: net.hidden(),
+            refreshes: RefreshCache::default(),
         }
     }
 
-    /// Computes ply 0 from `pos` (the root of a search).
+    /// Computes ply 0 from `pos` (the root of a search), and forgets the
+    /// refreshes of earlier searches (their network may have been another).
     pub fn reset(&mut self, net: &Network, features: &FeatureSet, pos: &Position) {
+        self.refreshes.clear(features, self.hidden);
         refresh_sums(&mut self.sums[..2 * self.hidden], net, features, pos);
         self.computed[0] = [true; 2];
         self.views[0] = features.views(pos);
@@ -195,6 +200,12 @@ impl AccumulatorStack {
         self.computed[ply] = [false; 2];
         self.views[ply] = views;
         self.men[ply] = self.men[ply - 1] + men_change(changes);
+    }
+
+    /// Refreshes since the last reset that started from sums computed
+    /// before for the same view ([`RefreshCache`]).
+    pub fn reused_refreshes(&self) -> usize {
+        self.refreshes.reused
     }
 
     /// The network's score of `pos`, the position at ply `ply`, for its
@@ -260,7 +271,7 @@ impl AccumulatorStack {
         let view = self.views[ply][c];
         if self.views[from..ply].iter().any(|v| v[c] != view) {
             let half = &mut self.sums[ply * width + c * h..][..h];
-            refresh_perspective(half, net, features, pos, color);
+            self.refreshes.refresh(half, net, features, pos, color, view);
             self.computed[ply][c] = true;
             return;
         }
@@ -271,5 +282,96 @@ impl AccumulatorStack {
             apply_perspective(next, net, features, color, view, &self.changes[p]);
             self.computed[p][c] = true;
         }
+    }
+}
+
+/// The refreshes of a search (Stockfish's accumulator cache, after
+/// Koivisto's "Finny tables"): for each perspective and view, the sums last
+/// computed afresh and the inputs they hold. A perspective whose king
+/// changes bucket starts from the sums its new view had last time and
+/// applies only the inputs that changed since, a few rows instead of one
+/// per man. Allocated when a search starts ([`RefreshCache::clear`]).
+#[derive(Clone, Debug, Default)]
+struct RefreshCache {
+    /// `hidden` sums per entry; an entry per (perspective, mirror, bucket).
+    sums: Vec<i32>,
+    /// The inputs each entry's sums hold, as a bit set of `words` words
+    /// over one bucket's inputs.
+    held: Vec<u64>,
+    /// Whether each entry has been computed since the last clear.
+    valid: Vec<bool>,
+    /// The inputs of the position being refreshed (same layout as one entry of `held`).
+    now: Vec<u64>,
+    words: usize,
+    buckets: usize,
+    hidden: usize,
+    /// Refreshes that started from an entry computed before (for the tests).
+    reused: usize,
+}
+
+impl RefreshCache {
+    /// Empties the cache and sizes it for `features` and `hidden` sums.
+    fn clear(&mut self, features: &FeatureSet, hidden: usize) {
+        let (buckets, words) = (features.buckets().max(1), features.base_len().div_ceil(64));
+        let entries = 2 * 2 * buckets;
+        self.sums.resize(entries * hidden, 0);
+        self.held.resize(entries * words, 0);
+        self.now.resize(words, 0);
+        self.valid.clear();
+        self.valid.resize(entries, false);
+        self.reused = 0;
+        (self.words, self.buckets, self.hidden) = (words, buckets, hidden);
+    }
+
+    /// Writes `color`'s sums of `pos` (whose view for `color` is `view`)
+    /// into `half`: the entry of that view brought to `pos` by the inputs
+    /// that differ, or computed from the biases up the first time.
+    fn refresh(
+        &mut self,
+        half: &mut [i32],
+        net: &Network,
+        features: &FeatureSet,
+        pos: &Position,
+        color: Color,
+        view: View,
+    ) {
+        let bucket = usize::from(view.bucket);
+        if bucket >= self.buckets || self.hidden != half.len() {
+            // Not sized for this network (no reset yet): no cache.
+            refresh_perspective(half, net, features, pos, color);
+            return;
+        }
+        let entry = (color.index() * 2 + usize::from(view.flipped)) * self.buckets + bucket;
+        let (h, words, offset) = (self.hidden, self.words, bucket * features.base_len());
+        let sums = &mut self.sums[entry * h..][..h];
+        let held = &mut self.held[entry * words..][..words];
+        if !self.valid[entry] {
+            for (s, &b) in sums.iter_mut().zip(&net.hidden_bias) {
+                *s = i32::from(b);
+            }
+            held.fill(0);
+            self.valid[entry] = true;
+        } else {
+            self.reused += 1;
+        }
+        let now = &mut self.now;
+        now.fill(0);
+        features.active(pos, color, |i| {
+            let bit = i - offset;
+            now[bit / 64] |= 1 << (bit % 64);
+        });
+        for (w, (&is, was)) in now.iter().zip(held.iter_mut()).enumerate() {
+            let (mut added, mut removed) = (is & !*was, *was & !is);
+            while added != 0 {
+                add_row(sums, net.row(offset + w * 64 + added.trailing_zeros() as usize));
+                added &= added - 1;
+            }
+            while removed != 0 {
+                sub_row(sums, net.row(offset + w * 64 + removed.trailing_zeros() as usize));
+                removed &= removed - 1;
+            }
+            *was = is;
+        }
+        half.copy_from_slice(sums);
     }
 }

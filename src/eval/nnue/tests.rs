@@ -480,6 +480,36 @@ fn the_accumulator_stack_follows_makes_unmakes_and_null_moves() {
     }
 }
 
+/// A king walking back and forth between two buckets, men moving and
+/// captured in between: each refresh after the first for a view starts from
+/// what that view held before and applies only what changed, and every
+/// evaluation equals a fresh computation.
+#[test]
+fn a_refresh_starts_from_the_sums_its_view_held_before() {
+    let v = Registry::builtin().get("chess").expect("ships");
+    let net = random_network(&v, 32, Activation::SquaredClippedRelu, 11, Inputs::WholeBuckets).quantize();
+    let features = net.header.features(&v);
+    let fen = "r3k2r/ppp2ppp/2n5/3pp3/3PP3/2N5/PPP2PPP/R3K2R w - - 0 1";
+    let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("fen");
+    let mut stack = AccumulatorStack::new(&net, 40);
+    stack.reset(&net, &features, &pos);
+    // Kings step up a rank and back (another bucket each time: the layout
+    // counts the king's rank), while a pawn and a knight are taken between.
+    let moves = [
+        "e1e2", "e8e7", "e2e1", "e7e8", "d4e5", "c6e5", "e1e2", "e8e7", "e2e1", "e7e8", "c3d5", "e5c4", "e1e2", "c4b2",
+        "e2e1", "e8d7", "e1e2", "d7e8",
+    ];
+    for (ply, text) in moves.iter().enumerate() {
+        let m = pos.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        pos.make(m);
+        stack.push(ply + 1, pos.last_changes(), features.views(&pos));
+        let got = stack.evaluate(&net, &features, ply + 1, &pos);
+        assert_eq!(got, evaluate_fresh(&net, &pos), "after {text}: {}", pos.to_fen());
+    }
+    // White's king came back to a bucket 5 times, Black's 4.
+    assert_eq!(stack.reused_refreshes(), 9, "{} refreshes reused", stack.reused_refreshes());
+}
+
 /// The evaluator reads the king mirror from its network's header: its
 /// search stack (pushed with the evaluator's inputs) agrees with a fresh
 /// computation, which `Evaluator::evaluate_with` asserts under test.

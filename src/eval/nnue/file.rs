@@ -202,7 +202,7 @@ pub fn read(bytes: &[u8]) -> Result<Network, NetworkError> {
     let output_weights = take(2 * hidden * outputs);
     let output_bias =
         body[2 * count16..].chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    Ok(Network { header, inputs, hidden_weights, hidden_bias, output_weights, output_bias })
+    Ok(Network::new(header, inputs, hidden_weights, hidden_bias, output_weights, output_bias))
 }
 
 /// Where the `end` line starts.

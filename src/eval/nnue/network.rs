@@ -277,14 +277,14 @@ impl FloatNetwork {
     /// clamped (a trainer keeps them well inside).
     pub fn quantize(&self) -> Network {
         let q16 = |x: f32, scale: i32| (x * scale as f32).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
-        Network {
-            header: self.header.clone(),
-            inputs: self.inputs,
-            hidden_weights: self.hidden_weights.iter().map(|&w| q16(w, QA)).collect(),
-            hidden_bias: self.hidden_bias.iter().map(|&b| q16(b, QA)).collect(),
-            output_weights: self.output_weights.iter().map(|&w| q16(w, QB)).collect(),
-            output_bias: self.output_bias.iter().map(|&b| (b * (QA * QB) as f32).round() as i32).collect(),
-        }
+        Network::new(
+            self.header.clone(),
+            self.inputs,
+            self.hidden_weights.iter().map(|&w| q16(w, QA)).collect(),
+            self.hidden_bias.iter().map(|&b| q16(b, QA)).collect(),
+            self.output_weights.iter().map(|&w| q16(w, QB)).collect(),
+            self.output_bias.iter().map(|&b| (b * (QA * QB) as f32).round() as i32).collect(),
+        )
     }
 }
 
@@ -299,13 +299,39 @@ pub struct Network {
     pub hidden_weights: Vec<i16>,
     /// Hidden biases (scale [`QA`]).
     pub hidden_bias: Vec<i16>,
-    /// Output weights (scale [`QB`]) per bucket: the side to move's, then the other side's.
+    /// Output weights (scale [`QB`]) per bucket: the side to move's, then
+    /// the other side's. Set by [`Network::new`], which sizes the output's
+    /// runs by them: a network with other output weights is a new network.
     pub output_weights: Vec<i16>,
     /// Output bias (scale `QA * QB`) per bucket.
     pub output_bias: Vec<i32>,
+    /// Products of activation and output weight that may be summed in 32
+    /// bits before the sum is widened: chosen from the largest output
+    /// weight so that no such run can overflow ([`Network::output`]).
+    output_run: usize,
 }
 
 impl Network {
+    /// A network from its header and weights.
+    pub fn new(
+        header: NetworkHeader,
+        inputs: usize,
+        hidden_weights: Vec<i16>,
+        hidden_bias: Vec<i16>,
+        output_weights: Vec<i16>,
+        output_bias: Vec<i32>,
+    ) -> Network {
+        // The largest product: activation (at most QA, squared for the
+        // squared activation) times the largest output weight.
+        let top = output_weights.iter().map(|&w| i64::from(w).abs()).max().unwrap_or(0).max(1);
+        let activation = match header.activation {
+            Activation::ClippedRelu => i64::from(QA),
+            Activation::SquaredClippedRelu => i64::from(QA * QA),
+        };
+        let output_run = (i64::from(i32::MAX) / (activation * top)).clamp(1, 1 << 16) as usize;
+        Network { header, inputs, hidden_weights, hidden_bias, output_weights, output_bias, output_run }
+    }
+
     /// The network with float weights, for a trainer to continue from:
     /// quantizing it again gives this network back.
     pub fn dequantize(&self) -> FloatNetwork {
@@ -339,18 +365,26 @@ impl Network {
     pub fn output(&self, us: &[i32], them: &[i32], bucket: usize) -> i32 {
         let h = self.hidden();
         let (w_us, w_them) = self.output_weights[2 * h * bucket..2 * h * (bucket + 1)].split_at(h);
+        // Each product fits an i32 (255 * 255 * 32768 < 2^31), and so does
+        // the sum of any `output_run` of them: runs are summed in 32-bit
+        // vector lanes and only their sums widened to 64 bits.
+        let run = self.output_run;
         let sum = match self.header.activation {
             Activation::ClippedRelu => {
                 let half = |acc: &[i32], w: &[i16]| -> i64 {
-                    acc.iter().zip(w).map(|(&x, &w)| i64::from(x.clamp(0, QA) * i32::from(w))).sum()
+                    let products = |(a, w): (&[i32], &[i16])| -> i32 {
+                        a.iter().zip(w).map(|(&x, &w)| x.clamp(0, QA) * i32::from(w)).sum()
+                    };
+                    acc.chunks(run).zip(w.chunks(run)).map(|c| i64::from(products(c))).sum()
                 };
                 half(us, w_us) + half(them, w_them)
             }
             Activation::SquaredClippedRelu => {
-                // c * c * w fits an i32 (255 * 255 * 32768 < 2^31): only the
-                // sum needs 64 bits, and the products stay in vector lanes.
                 let half = |acc: &[i32], w: &[i16]| -> i64 {
-                    acc.iter().zip(w).map(|(&x, &w)| i64::from(x.clamp(0, QA).pow(2) * i32::from(w))).sum()
+                    let products = |(a, w): (&[i32], &[i16])| -> i32 {
+                        a.iter().zip(w).map(|(&x, &w)| x.clamp(0, QA).pow(2) * i32::from(w)).sum()
+                    };
+                    acc.chunks(run).zip(w.chunks(run)).map(|c| i64::from(products(c))).sum()
                 };
                 // Squaring scaled QA twice: take one QA off.
                 (half(us, w_us) + half(them, w_them)) / i64::from(QA)

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::*;
 use crate::board::position::Place;
 use crate::board::registry::Registry;
+use crate::eval::nnue::network::{OUTPUT_SCALE, QA, QB};
 use crate::rules::moves::{MoveKind, MoveList};
 use crate::rules::piece::{Cell, Color, PieceKind};
 use crate::rules::zobrist::SplitMix64;
@@ -294,6 +295,64 @@ fn float_and_quantized_outputs_agree_within_twelve_centipawns() {
         assert!(count > 100, "{variant}: too few positions");
         assert!(worst <= BOUND, "{variant}: float and quantized differ by {worst} cp");
         assert!(total / count as f32 <= MEAN_BOUND, "{variant}: mean difference {} cp", total / count as f32);
+    }
+}
+
+/// The output summed in 32-bit runs equals the sum taken in 64 bits all
+/// the way, for the shipped networks and for the largest weights an `i16`
+/// holds (runs of one product: no sum of two may be taken in 32 bits).
+#[test]
+fn the_output_in_runs_equals_a_64_bit_sum() {
+    let reference = |net: &Network, us: &[i32], them: &[i32]| -> i32 {
+        let h = net.hidden();
+        let activation = |x: i32| -> i64 {
+            let c = i64::from(x.clamp(0, QA));
+            match net.header.activation {
+                Activation::ClippedRelu => c,
+                Activation::SquaredClippedRelu => c * c,
+            }
+        };
+        let mut sum: i64 = 0;
+        for (i, (&a, &b)) in us.iter().zip(them).enumerate() {
+            sum +=
+                activation(a) * i64::from(net.output_weights[i]) + activation(b) * i64::from(net.output_weights[h + i]);
+        }
+        if net.header.activation == Activation::SquaredClippedRelu {
+            sum /= i64::from(QA);
+        }
+        let out = (sum + i64::from(net.output_bias[0])) * i64::from(OUTPUT_SCALE) / i64::from(QA * QB);
+        out.clamp(i64::from(i32::MIN / 2), i64::from(i32::MAX / 2)) as i32
+    };
+    let chess = Registry::builtin().get("chess").expect("ships");
+    let mut nets: Vec<Network> = crate::eval::catalogue::SHIPPED_NNUE
+        .iter()
+        .map(|(_, bytes)| file::read(bytes).expect("a shipped network reads"))
+        .collect();
+    for activation in [Activation::ClippedRelu, Activation::SquaredClippedRelu] {
+        let net = random_network(&chess, 64, activation, 3, Inputs::Plain).quantize();
+        let extreme = |w: i16| {
+            let weights = vec![w; net.output_weights.len()];
+            Network::new(
+                net.header.clone(),
+                net.inputs,
+                net.hidden_weights.clone(),
+                net.hidden_bias.clone(),
+                weights,
+                net.output_bias.clone(),
+            )
+        };
+        nets.extend([net.clone(), extreme(i16::MAX), extreme(i16::MIN)]);
+    }
+    let mut rng = SplitMix64(0x0a7);
+    for net in &nets {
+        let h = net.hidden();
+        for _ in 0..200 {
+            // Sums below 0, inside 0..=QA and above it; every fourth draw at QA.
+            let mut draw = || if rng.below(4) == 0 { QA } else { rng.below(3 * QA as usize) as i32 - QA / 2 };
+            let us: Vec<i32> = (0..h).map(|_| draw()).collect();
+            let them: Vec<i32> = (0..h).map(|_| draw()).collect();
+            assert_eq!(net.output(&us, &them, 0), reference(net, &us, &them), "{}", net.header.variant);
+        }
     }
 }
 

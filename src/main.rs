@@ -81,6 +81,8 @@ enum Command {
     Join(menagerie::training::join::JoinArgs),
     /// Training data from match games: one player's plies with the scores of its PGN comments.
     Import(menagerie::training::import::ImportArgs),
+    /// Score the plies of a data file's games again with this engine's search (the unscored ones, or all).
+    Rescore(menagerie::training::rescore::RescoreArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
     Train(menagerie::training::train_command::TrainArgs),
     /// Serve a board in the browser (play and analyse every variant).
@@ -133,6 +135,7 @@ fn main() -> ExitCode {
         Some(Command::Datagen(args)) => finish(menagerie::training::datagen::run_datagen_command(&args, &catalogue)),
         Some(Command::Join(args)) => finish(menagerie::training::join::run_join_command(&args, &catalogue)),
         Some(Command::Import(args)) => finish(menagerie::training::import::run_import_command(&args, &catalogue)),
+        Some(Command::Rescore(args)) => finish(menagerie::training::rescore::run_rescore_command(&args, &catalogue)),
         Some(Command::Train(args)) => finish(menagerie::training::train_command::run_train_command(&args, &catalogue)),
         Some(Command::Gui(args)) => menagerie::gui::run_gui(&args, catalogue),
         Some(Command::RandomEngine(args)) => {

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use common::TempDir;
 use menagerie::board::position::Position;
 use menagerie::board::registry::Registry;
-use menagerie::eval::nnue::data::{encode, write_block, DataError, DataHeader, DataSet, Record, Records};
+use menagerie::eval::nnue::data::{
+    encode, write_block, DataError, DataHeader, DataSet, Item, PositionReader, Record, Records,
+};
+use menagerie::eval::nnue::games::{Filter, Game, PlyScore};
 use menagerie::eval::nnue::FeatureSet;
 use menagerie::rules::moves::MoveList;
 use menagerie::rules::piece::{Cell, Color};
@@ -345,4 +348,96 @@ fn match_games_import_as_one_players_data() {
         let message = String::from_utf8_lossy(&refused.stderr);
         assert!(!refused.status.success() && message.trim().lines().count() == 1, "{args:?}: {message}");
     }
+}
+
+/// The games of a data file, in order.
+fn games_of(bytes: &[u8]) -> Vec<Game> {
+    let v = Registry::builtin().get("chess").expect("chess");
+    let mut games = Vec::new();
+    PositionReader::new(&v, Filter::default())
+        .read(bytes, &mut |item| {
+            if let Item::Game(g) = item {
+                games.push(g.clone());
+            }
+        })
+        .expect("a valid data file");
+    games
+}
+
+#[test]
+fn rescore_scores_plies_keeps_the_games_and_resumes_as_an_unbroken_run() {
+    let dir = TempDir::new("rescore");
+    let exe = env!("CARGO_BIN_EXE_menagerie");
+    let input = datagen(&dir, &["--threads", "2"], "played.data");
+    let played = games_of(&input);
+    assert_eq!(played.len(), 4);
+    let path = |name: &str| dir.join(name).to_str().expect("utf-8").to_string();
+    let rescore = |extra: &[&str], out: &str| {
+        let output = Command::new(exe)
+            .args([
+                "rescore",
+                "--variant",
+                "chess",
+                "--nodes",
+                "200",
+                "--data",
+                &path("played.data"),
+                "--out",
+                &path(out),
+            ])
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        games_of(&std::fs::read(dir.join(out)).expect("written"))
+    };
+    let same_games = |a: &Game, b: &Game| {
+        a.number == b.number
+            && a.result == b.result
+            && a.start == b.start
+            && a.plies.iter().map(|p| p.index).eq(b.plies.iter().map(|p| p.index))
+    };
+    // Without --all: the six random opening plies gain a score, the searched plies keep theirs.
+    let unscored = rescore(&["--threads", "2"], "unscored.data");
+    assert_eq!(unscored.len(), played.len());
+    for (before, after) in played.iter().zip(&unscored) {
+        assert!(same_games(before, after));
+        for (i, (b, a)) in before.plies.iter().zip(&after.plies).enumerate() {
+            if i < 6 {
+                assert_eq!(b.score, PlyScore::Random, "ply {i} of game {}", before.number);
+                assert_ne!(a.score, PlyScore::Random, "ply {i} of game {}", before.number);
+            } else {
+                assert_eq!(a.score, b.score, "ply {i} of game {}", before.number);
+            }
+        }
+    }
+    // --all: every ply searched again; stopped after one game and resumed on
+    // another thread count, the same games as an unbroken run.
+    let whole = rescore(&["--all", "--threads", "2"], "all.data");
+    assert!(whole.iter().zip(&played).all(|(a, b)| same_games(a, b)));
+    assert!(whole.iter().flat_map(|g| &g.plies).all(|p| p.score != PlyScore::Random));
+    let first = rescore(&["--all", "--threads", "1", "--stop-after", "1"], "resumed.data");
+    assert_eq!(first.len(), 1);
+    assert_eq!(rescore(&["--all", "--threads", "1", "--resume"], "resumed.data"), whole);
+    // Refused in one line: other settings to resume, an unknown variant, no nodes, a missing file.
+    for args in [
+        vec!["--variant", "chess", "--nodes", "300", "--all", "--resume"],
+        vec!["--variant", "nochess", "--nodes", "200"],
+        vec!["--variant", "chess", "--nodes", "0"],
+    ] {
+        let refused = Command::new(exe)
+            .arg("rescore")
+            .args(&args)
+            .args(["--data", &path("played.data"), "--out", &path("resumed.data")])
+            .output()
+            .expect("runs");
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success() && message.trim().lines().count() == 1, "{args:?}: {message}");
+    }
+    let missing = Command::new(exe)
+        .args(["rescore", "--variant", "chess", "--data", &path("missing.data"), "--out", &path("x.data")])
+        .output()
+        .expect("runs");
+    let message = String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success() && message.trim().lines().count() == 1, "{message}");
 }

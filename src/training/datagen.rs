@@ -116,7 +116,11 @@ pub fn run_datagen_command(args: &DatagenArgs, catalogue: &Catalogue) -> Result<
         variant.name, range.start, range.end, args.games, args.nodes
     );
     let header = DataHeader::games(&variant, &command_line()).with_settings(&args.settings());
-    let done = if args.resume && out.exists() { finished_games(&out, &variant, &header)? } else { BTreeSet::new() };
+    let done: BTreeSet<usize> = if args.resume && out.exists() {
+        finished_game_numbers(&out, &variant, &header)?.into_iter().collect()
+    } else {
+        BTreeSet::new()
+    };
     let file = if !args.resume || !out.exists() {
         let mut file = std::fs::File::create(&out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         file.write_all(header_text(&header).as_bytes()).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -171,13 +175,18 @@ impl GameWriter {
     }
 }
 
-/// The numbers of the games `path` holds, for `--resume`: its blocks must be
-/// game blocks made with the same settings as `header`. A game cut off at
-/// the end (a run killed while writing) is cut from the file.
-fn finished_games(path: &Path, variant: &Arc<Variant>, header: &DataHeader) -> Result<BTreeSet<usize>, String> {
+/// The numbers of the games `path` holds, in the file's order, for
+/// `--resume`: its blocks must be game blocks made with the same settings
+/// as `header`. A game cut off at the end (a run killed while writing) is
+/// cut from the file.
+pub(crate) fn finished_game_numbers(
+    path: &Path,
+    variant: &Arc<Variant>,
+    header: &DataHeader,
+) -> Result<Vec<usize>, String> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-    let mut done = BTreeSet::new();
+    let mut done = Vec::new();
     let mut refused = None;
     let filter = Filter { quiet: false, ..Filter::default() };
     let read = PositionReader::new(variant, filter).read(&bytes[..], &mut |item| match item {
@@ -185,7 +194,7 @@ fn finished_games(path: &Path, variant: &Arc<Variant>, header: &DataHeader) -> R
             refused.get_or_insert_with(|| found.settings.clone().unwrap_or_else(|| "no settings".to_string()));
         }
         Item::Game(game) => {
-            done.insert(game.number as usize);
+            done.push(game.number as usize);
         }
         _ => {}
     });

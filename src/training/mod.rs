@@ -1,6 +1,7 @@
 //! Learning from self-play: games played by the engine ([`selfplay`]) kept
 //! as training data, the network's data ([`datagen`], its shards joined by
-//! [`join`]; match games turned into data: [`import`]) and trainer
+//! [`join`]; match games turned into data: [`import`]; games scored again by a
+//! deeper search or on the other player's plies: [`rescore`]) and trainer
 //! ([`train`], reading positions as a stream: [`source`]; the command and
 //! its checkpoints: [`train_command`], [`checkpoint`]), and the linear
 //! evaluation's tuner ([`tune`], fitting with [`fit`]), which read the same
@@ -16,6 +17,7 @@ pub mod import;
 pub mod join;
 pub mod math;
 pub mod positions;
+pub mod rescore;
 pub mod selfplay;
 pub mod source;
 pub mod train;

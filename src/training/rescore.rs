@@ -1,0 +1,268 @@
+//! `menagerie rescore`: the games of a data file with their plies scored
+//! again by this engine's search. Two uses: plies without a score (the
+//! other player's in an imported match, the random opening plies) get one,
+//! so a match's games teach from both sides' moves; and with `--all`, every
+//! ply gets a deeper search than the one that played it.
+//!
+//! The games keep their moves, numbers and results; only the scores change.
+//! They are written in the input's order as they are done, so a stopped
+//! run keeps its finished games and `--resume` carries on after them.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use super::command_line;
+use super::datagen::finished_game_numbers;
+use crate::eval::catalogue::Catalogue;
+use crate::eval::nnue::data::{header_text, DataHeader, Item, PositionReader};
+use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
+use crate::eval::{EvalMode, Evaluator};
+use crate::rules::moves::MoveList;
+use crate::rules::variant::Variant;
+use crate::search::smp::spawn_search_thread;
+use crate::search::tt::TranspositionTable;
+use crate::search::{Histories, Limits, Score, Search, SearchControl};
+
+/// Transposition table of each thread, cleared at every game.
+const HASH_MIB: usize = 16;
+
+/// `menagerie rescore` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct RescoreArgs {
+    /// The variant the data is for.
+    #[arg(long)]
+    pub variant: String,
+    /// The data file whose games are scored (game blocks: datagen, import, join).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Where to write the scored games.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Nodes of each ply's search.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Score every ply again, not only those without a score.
+    #[arg(long)]
+    pub all: bool,
+    /// Threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Carry on a run that stopped: keep the games the output holds (a game
+    /// cut off at its end is dropped) and score the rest.
+    #[arg(long)]
+    pub resume: bool,
+    /// Score at most this many games, then stop as a killed run would (for tests).
+    #[arg(long, hide = true)]
+    pub stop_after: Option<usize>,
+}
+
+impl RescoreArgs {
+    /// The settings that decide the output, as its block header keeps them.
+    fn settings(&self) -> String {
+        let name = self.data.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        format!("--rescore {name} --nodes {}{}", self.nodes, if self.all { " --all" } else { "" })
+    }
+}
+
+/// Runs `menagerie rescore`; the error is the line `main` prints.
+pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<(), String> {
+    let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
+    if args.nodes == 0 || args.threads == Some(0) {
+        return Err("--nodes and --threads must be at least 1".to_string());
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let games = read_games(&args.data, &variant)?;
+    let header = DataHeader::games(&variant, &command_line()).with_settings(&args.settings());
+    let out = &args.out;
+    let done = if args.resume && out.exists() { finished_game_numbers(out, &variant, &header)?.len() } else { 0 };
+    if done > games.len() {
+        return Err(format!(
+            "{} holds {done} games, more than the {} of {}",
+            out.display(),
+            games.len(),
+            args.data.display()
+        ));
+    }
+    let file = if args.resume && out.exists() {
+        std::fs::OpenOptions::new().append(true).open(out)
+    } else {
+        std::fs::File::create(out).and_then(|mut f| f.write_all(header_text(&header).as_bytes()).map(|()| f))
+    }
+    .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let todo = &games[done..games.len().min(done.saturating_add(args.stop_after.unwrap_or(usize::MAX)))];
+    if done > 0 {
+        eprintln!("{} holds {done} scored games; scoring the {} left", out.display(), todo.len());
+    }
+    let eval = catalogue.evaluator(&variant, EvalMode::Full);
+    let plan = Plan { variant: &variant, eval: &eval, nodes: args.nodes, all: args.all };
+    let writer = InOrder { state: Mutex::new(WriterState { file, next: 0, waiting: BTreeMap::new(), failure: None }) };
+    let start = Instant::now();
+    let searched = score_games(&plan, todo, threads, &writer);
+    let state = writer.state.into_inner().map_err(|_| "a scoring thread failed".to_string())?;
+    if let Some(error) = state.failure {
+        return Err(format!("cannot write {}: {error}", out.display()));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "scored {searched} plies of {} games into {} in {seconds:.0} s ({:.0} plies an hour per thread)",
+        todo.len(),
+        out.display(),
+        searched as f64 / seconds.max(1e-9) * 3600.0 / threads as f64
+    );
+    Ok(())
+}
+
+/// Every game of a data file (its game blocks; position blocks have none).
+fn read_games(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Game>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut games = Vec::new();
+    let filter = Filter { quiet: false, ..Filter::default() };
+    PositionReader::new(variant, filter)
+        .read(std::io::BufReader::new(file), &mut |item| {
+            if let Item::Game(game) = item {
+                games.push(game.clone());
+            }
+        })
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if games.is_empty() {
+        return Err(format!("{} holds no games (only game blocks can be scored again)", path.display()));
+    }
+    Ok(games)
+}
+
+/// What every scoring thread shares.
+struct Plan<'a> {
+    variant: &'a Arc<Variant>,
+    eval: &'a Evaluator,
+    nodes: u64,
+    all: bool,
+}
+
+/// Scores `games` on `threads` threads, handing each to `writer` with its
+/// index; returns the plies searched. Progress goes to stderr.
+fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder) -> usize {
+    let (next, finished, searched) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let work = || {
+        let mut tt = TranspositionTable::new(HASH_MIB);
+        while let Some(index) = Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < games.len()) {
+            let (game, n) = score_game(plan, &mut tt, &games[index]);
+            writer.write(index, game);
+            searched.fetch_add(n, Ordering::Relaxed);
+            finished.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map_while(|number| spawn_search_thread(scope, format!("rescore {number}"), work).ok())
+            .collect();
+        if workers.is_empty() {
+            work();
+            return;
+        }
+        let start = Instant::now();
+        while !workers.iter().all(|w| w.is_finished()) {
+            std::thread::sleep(Duration::from_millis(500));
+            let done = finished.load(Ordering::Relaxed);
+            let eta = start.elapsed().as_secs_f64() / done.max(1) as f64 * (games.len() - done) as f64;
+            eprint!("\rgames {done}/{}  plies {}  ETA {eta:.0}s   ", games.len(), searched.load(Ordering::Relaxed));
+            let _ = std::io::stderr().flush();
+        }
+        eprintln!();
+    });
+    searched.into_inner()
+}
+
+/// `game` with its plies scored by a search of `plan.nodes` nodes (the
+/// unscored ones, or every one with `plan.all`; never a setup ply, where
+/// nothing is learnt); the plies searched.
+fn score_game(plan: &Plan<'_>, tt: &mut TranspositionTable, game: &Game) -> (Game, usize) {
+    let mut scored = game.clone();
+    let Ok(mut pos) = game.start_position(plan.variant) else { return (scored, 0) };
+    tt.clear();
+    let limits = Limits { nodes: Some(plan.nodes), multipv: 1, ..Limits::default() };
+    let mut histories = Histories::new(plan.variant.shape, plan.variant.kind_count());
+    let mut list = MoveList::new();
+    let mut searched = 0;
+    for ply in &mut scored.plies {
+        pos.generate_legal(&mut list);
+        let Some(&m) = list.get(usize::from(ply.index)) else { break };
+        if !pos.in_setup() && (plan.all || ply.score == PlyScore::Random) {
+            let control = SearchControl::default();
+            let mut search = Search::with_histories(&mut pos, &*tt, plan.eval, &control, &limits, histories);
+            let found = search.run(&mut |_| {});
+            histories = search.into_histories();
+            if found.best.is_some() {
+                ply.score = match found.score {
+                    Score::Cp(cp) => PlyScore::Cp(white_view(&pos, cp)),
+                    Score::Mate(n) => PlyScore::Mate(n.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16),
+                };
+                searched += 1;
+            }
+        }
+        pos.make(m);
+    }
+    (scored, searched)
+}
+
+/// Writes games in their input order as they arrive from the threads.
+struct InOrder {
+    state: Mutex<WriterState>,
+}
+
+struct WriterState {
+    file: std::fs::File,
+    /// The index of the next game to write.
+    next: usize,
+    /// Games done ahead of `next`.
+    waiting: BTreeMap<usize, Game>,
+    /// The first write that failed.
+    failure: Option<String>,
+}
+
+impl InOrder {
+    fn write(&self, index: usize, game: Game) {
+        let Ok(mut state) = self.state.lock() else { return };
+        state.waiting.insert(index, game);
+        let mut bytes = Vec::new();
+        while let Some(game) = {
+            let next = state.next;
+            state.waiting.remove(&next)
+        } {
+            game.encode(&mut bytes);
+            state.next += 1;
+        }
+        if bytes.is_empty() || state.failure.is_some() {
+            return;
+        }
+        if let Err(e) = state.file.write_all(&bytes).and_then(|()| state.file.flush()) {
+            state.failure = Some(e.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_name_the_input_and_the_nodes() {
+        let args = RescoreArgs {
+            variant: "chess".into(),
+            data: PathBuf::from("/some/folder/spar.data"),
+            out: PathBuf::from("out.data"),
+            nodes: 3000,
+            all: true,
+            threads: None,
+            resume: false,
+            stop_after: None,
+        };
+        assert_eq!(args.settings(), "--rescore spar.data --nodes 3000 --all");
+        assert_eq!(RescoreArgs { all: false, ..args }.settings(), "--rescore spar.data --nodes 3000");
+    }
+}

@@ -414,6 +414,10 @@ fn rescore_scores_plies_keeps_the_games_and_resumes_as_an_unbroken_run() {
     // --all: every ply searched again; stopped after one game and resumed on
     // another thread count, the same games as an unbroken run.
     let whole = rescore(&["--all", "--threads", "2"], "all.data");
+    // Its header names the commands that made the input too.
+    let checked = Command::new(exe).args(["check", &path("all.data")]).output().expect("runs");
+    let text = String::from_utf8_lossy(&checked.stdout);
+    assert!(text.contains("(played.data being: menagerie datagen --variant chess --games 4"), "{text}");
     assert!(whole.iter().zip(&played).all(|(a, b)| same_games(a, b)));
     assert!(whole.iter().flat_map(|g| &g.plies).all(|p| p.score != PlyScore::Random));
     let first = rescore(&["--all", "--threads", "1", "--stop-after", "1"], "resumed.data");

@@ -19,6 +19,7 @@ use clap::Args;
 
 use super::command_line;
 use super::datagen::finished_game_numbers;
+use super::train_command::data_commands;
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{header_text, DataHeader, Item, PositionReader};
 use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
@@ -77,8 +78,12 @@ pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<
         return Err("--nodes and --threads must be at least 1".to_string());
     }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let games = read_games(&args.data, &variant)?;
-    let header = DataHeader::games(&variant, &command_line()).with_settings(&args.settings());
+    let (made_by, games) = read_games(&args.data, &variant)?;
+    // The header names the commands that made the input too, so a network
+    // trained on the output still says how to make its data again.
+    let input = args.data.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let command = format!("{} ({input} being: {made_by})", command_line());
+    let header = DataHeader::games(&variant, &command).with_settings(&args.settings());
     let out = &args.out;
     let done = if args.resume && out.exists() { finished_game_numbers(out, &variant, &header)?.len() } else { 0 };
     if done > games.len() {
@@ -118,22 +123,23 @@ pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<
     Ok(())
 }
 
-/// Every game of a data file (its game blocks; position blocks have none).
-fn read_games(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Game>, String> {
+/// The commands that made a data file, and its games (those of its game
+/// blocks; position blocks have none).
+fn read_games(path: &Path, variant: &Arc<Variant>) -> Result<(String, Vec<Game>), String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut games = Vec::new();
+    let (mut games, mut commands) = (Vec::new(), Vec::new());
     let filter = Filter { quiet: false, ..Filter::default() };
     PositionReader::new(variant, filter)
-        .read(std::io::BufReader::new(file), &mut |item| {
-            if let Item::Game(game) = item {
-                games.push(game.clone());
-            }
+        .read(std::io::BufReader::new(file), &mut |item| match item {
+            Item::Game(game) => games.push(game.clone()),
+            Item::Block(header) => commands.push(header.command.clone()),
+            Item::Position(..) => {}
         })
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if games.is_empty() {
         return Err(format!("{} holds no games (only game blocks can be scored again)", path.display()));
     }
-    Ok(games)
+    Ok((data_commands(commands.iter().map(String::as_str)), games))
 }
 
 /// What every scoring thread shares.

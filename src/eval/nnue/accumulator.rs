@@ -93,10 +93,15 @@ fn refresh_sums(sums: &mut [i32], net: &Network, features: &FeatureSet, pos: &Po
 
 /// One perspective's sums (`hidden`) of `pos`, from scratch.
 fn refresh_perspective(half: &mut [i32], net: &Network, features: &FeatureSet, pos: &Position, color: Color) {
+    start_from_biases(half, net);
+    features.active(pos, color, |i| add_row(half, net.row(i)));
+}
+
+/// One perspective's sums with no input yet: the hidden biases.
+fn start_from_biases(half: &mut [i32], net: &Network) {
     for (s, &b) in half.iter_mut().zip(&net.hidden_bias) {
         *s = i32::from(b);
     }
-    features.active(pos, color, |i| add_row(half, net.row(i)));
 }
 
 /// One perspective's sums after a move that leaves its view as it was
@@ -346,9 +351,7 @@ impl RefreshCache {
         let sums = &mut self.sums[entry * h..][..h];
         let held = &mut self.held[entry * words..][..words];
         if !self.valid[entry] {
-            for (s, &b) in sums.iter_mut().zip(&net.hidden_bias) {
-                *s = i32::from(b);
-            }
+            start_from_biases(sums, net);
             held.fill(0);
             self.valid[entry] = true;
         } else {

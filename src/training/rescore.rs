@@ -66,8 +66,12 @@ pub struct RescoreArgs {
 impl RescoreArgs {
     /// The settings that decide the output, as its block header keeps them.
     fn settings(&self) -> String {
-        let name = self.data.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        format!("--rescore {name} --nodes {}{}", self.nodes, if self.all { " --all" } else { "" })
+        format!("--rescore {} --nodes {}{}", self.input_name(), self.nodes, if self.all { " --all" } else { "" })
+    }
+
+    /// The input's file name, without its folders, as headers name it.
+    fn input_name(&self) -> String {
+        self.data.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     }
 }
 
@@ -81,8 +85,7 @@ pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<
     let (made_by, games) = read_games(&args.data, &variant)?;
     // The header names the commands that made the input too, so a network
     // trained on the output still says how to make its data again.
-    let input = args.data.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let command = format!("{} ({input} being: {made_by})", command_line());
+    let command = format!("{} ({} being: {made_by})", command_line(), args.input_name());
     let header = DataHeader::games(&variant, &command).with_settings(&args.settings());
     let out = &args.out;
     let done = if args.resume && out.exists() { finished_game_numbers(out, &variant, &header)?.len() } else { 0 };

@@ -6,7 +6,8 @@
 //! its checkpoints: [`train_command`], [`checkpoint`]), and the linear
 //! evaluation's tuner ([`tune`], fitting with [`fit`]), which read the same
 //! data files; the math the two fits share ([`math`]); what a data file's
-//! games are made of ([`census`]). The commands'
+//! games are made of ([`census`]); the threads that play and score games
+//! ([`workers`]). The commands'
 //! `run_*_command` functions return the one-line error the command line prints.
 
 pub mod census;
@@ -23,6 +24,7 @@ pub mod source;
 pub mod train;
 pub mod train_command;
 pub mod tune;
+pub mod workers;
 
 /// The command line that runs this process, as a data or network header
 /// names it (`menagerie ARGS`), with files named without their folders.

@@ -11,22 +11,21 @@
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 
 use super::command_line;
 use super::datagen::finished_game_numbers;
 use super::train_command::data_commands;
+use super::workers::on_search_threads;
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{header_text, DataHeader, Item, PositionReader};
 use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
 use crate::eval::{EvalMode, Evaluator};
 use crate::rules::moves::MoveList;
 use crate::rules::variant::Variant;
-use crate::search::smp::spawn_search_thread;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Histories, Limits, Score, Search, SearchControl};
 
@@ -156,35 +155,13 @@ struct Plan<'a> {
 /// Scores `games` on `threads` threads, handing each to `writer` with its
 /// index; returns the plies searched. Progress goes to stderr.
 fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder) -> usize {
-    let (next, finished, searched) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
-    let work = || {
-        let mut tt = TranspositionTable::new(HASH_MIB);
-        while let Some(index) = Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < games.len()) {
-            let (game, n) = score_game(plan, &mut tt, &games[index]);
-            writer.write(index, game);
-            searched.fetch_add(n, Ordering::Relaxed);
-            finished.fetch_add(1, Ordering::Relaxed);
-        }
+    let score = |index: usize, tt: &mut TranspositionTable| {
+        let (game, searched) = score_game(plan, tt, &games[index]);
+        writer.write(index, game);
+        searched
     };
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map_while(|number| spawn_search_thread(scope, format!("rescore {number}"), work).ok())
-            .collect();
-        if workers.is_empty() {
-            work();
-            return;
-        }
-        let start = Instant::now();
-        while !workers.iter().all(|w| w.is_finished()) {
-            std::thread::sleep(Duration::from_millis(500));
-            let done = finished.load(Ordering::Relaxed);
-            let eta = start.elapsed().as_secs_f64() / done.max(1) as f64 * (games.len() - done) as f64;
-            eprint!("\rgames {done}/{}  plies {}  ETA {eta:.0}s   ", games.len(), searched.load(Ordering::Relaxed));
-            let _ = std::io::stderr().flush();
-        }
-        eprintln!();
-    });
-    searched.into_inner()
+    let line = |done: usize, plies: usize, eta: f64| format!("games {done}/{}  plies {plies}  ETA {eta:.0}s", games.len());
+    on_search_threads("rescore", threads, games.len(), HASH_MIB, score, line)
 }
 
 /// `game` with its plies scored by a search of `plan.nodes` nodes (the

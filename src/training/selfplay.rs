@@ -2,10 +2,7 @@
 //! from seeded random openings, each kept whole with the search's score of
 //! every ply ([`crate::eval::nnue::games`]) and handed over as it ends.
 
-use std::io::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use crate::board::position::Position;
 use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
@@ -14,9 +11,10 @@ use crate::game::adjudicate::{Adjudicator, DrawRule, ResignRule, Verdict};
 use crate::game::openings::{play_random_plies, SplitMix64};
 use crate::game::record::SearchInfo;
 use crate::rules::variant::Variant;
-use crate::search::smp::spawn_search_thread;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Histories, Limits, Score, Search, SearchControl};
+
+use super::workers::on_search_threads;
 
 /// How to play the games.
 #[derive(Clone, Debug)]
@@ -49,53 +47,11 @@ const DRAW_AFTER: u32 = 120;
 /// Hash per game in MiB.
 const HASH_MIB: usize = 16;
 
-/// Progress of a run: games finished and positions kept so far.
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Games finished.
-    pub games: AtomicUsize,
-    /// Positions kept.
-    pub positions: AtomicUsize,
-}
-
 impl SelfPlay {
     /// The numbers of the plan's games.
     pub fn numbers(&self) -> Vec<usize> {
         (self.first_game..self.first_game + self.games).collect()
     }
-}
-
-/// Plays the games numbered `numbers` of `variant` with `eval`, on
-/// `plan.threads` threads (fewer when the system refuses more; this thread
-/// when it refuses all), handing each game to `each` as it ends (in the
-/// order they end). A game's number alone decides it: the same seed gives
-/// the same games, whatever the threads and whichever games are played.
-pub fn generate(
-    variant: &Arc<Variant>,
-    eval: &Evaluator,
-    plan: &SelfPlay,
-    numbers: &[usize],
-    progress: &Progress,
-    each: &(dyn Fn(Game) + Sync),
-) {
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut tt = TranspositionTable::new(HASH_MIB);
-        while let Some(&number) = numbers.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let (game, kept) = play_game(variant, eval, &mut tt, plan, number);
-            each(game);
-            progress.positions.fetch_add(kept, Ordering::Relaxed);
-            progress.games.fetch_add(1, Ordering::Relaxed);
-        }
-    };
-    std::thread::scope(|scope| {
-        let started = (0..plan.threads.max(1))
-            .take_while(|number| spawn_search_thread(scope, format!("self-play {number}"), work).is_ok())
-            .count();
-        if started == 0 {
-            work();
-        }
-    });
 }
 
 /// Plays the plan's games and returns them in game order.
@@ -189,8 +145,13 @@ fn play_game(
     (game, kept)
 }
 
-/// [`generate`] with a progress line on stderr (games, positions, ETA);
-/// returns the positions kept (by the default filter).
+/// Plays the games numbered `numbers` of `variant` with `eval`, on
+/// `plan.threads` threads (fewer when the system refuses more; this thread
+/// when it refuses all), handing each game to `each` as it ends (in the
+/// order they end), with a progress line on stderr (games, positions,
+/// ETA); returns the positions kept (by the default filter). A game's
+/// number alone decides it: the same seed gives the same games, whatever
+/// the threads and whichever games are played.
 pub fn generate_with_progress(
     variant: &Arc<Variant>,
     eval: &Evaluator,
@@ -198,34 +159,17 @@ pub fn generate_with_progress(
     numbers: &[usize],
     each: &(dyn Fn(Game) + Sync),
 ) -> usize {
-    let progress = Progress::default();
-    let start = Instant::now();
     let total = numbers.len();
-    let generate = || generate(variant, eval, plan, numbers, &progress, each);
-    std::thread::scope(|scope| {
-        // Without a thread to play on, play here, without the progress line.
-        let Ok(worker) = spawn_search_thread(scope, "self-play".to_string(), generate) else {
-            generate();
-            return;
-        };
-        while !worker.is_finished() {
-            std::thread::sleep(Duration::from_millis(500));
-            let done = progress.games.load(std::sync::atomic::Ordering::Relaxed);
-            let positions = progress.positions.load(std::sync::atomic::Ordering::Relaxed);
-            let elapsed = start.elapsed().as_secs_f64();
-            let eta = if done > 0 { elapsed / done as f64 * (total - done) as f64 } else { 0.0 };
-            let width = 30;
-            let filled = done * width / total.max(1);
-            eprint!(
-                "\r[{}{}] games {done}/{total}  positions {positions}  ETA {:.0}s   ",
-                "#".repeat(filled),
-                " ".repeat(width - filled),
-                eta
-            );
-            let _ = std::io::stderr().flush();
-        }
-        eprintln!();
-        let _ = worker.join();
-    });
-    progress.positions.load(Ordering::Relaxed)
+    let play = |item: usize, tt: &mut TranspositionTable| {
+        let (game, kept) = play_game(variant, eval, tt, plan, numbers[item]);
+        each(game);
+        kept
+    };
+    let line = |done: usize, positions: usize, eta: f64| {
+        let width = 30;
+        let filled = done * width / total.max(1);
+        let bar = format!("{}{}", "#".repeat(filled), " ".repeat(width - filled));
+        format!("[{bar}] games {done}/{total}  positions {positions}  ETA {eta:.0}s")
+    };
+    on_search_threads("self-play", plan.threads, total, HASH_MIB, play, line)
 }

@@ -35,8 +35,9 @@
 //! - **Evaluation correction** (`correction.rs`): per side to move and
 //!   pawn structure (and per placement of the other men), what the search
 //!   found the static evaluation to be off by; added to the evaluation that
-//!   prunes when its weights (`correction_weight`, `piece_correction_weight`)
-//!   are not 0.
+//!   prunes, at the weights `correction_weight` and `piece_correction_weight`
+//!   (100 % each; 0 turns a table off). It pays in deep searches: +30 Elo at
+//!   60 000 nodes a move, nothing measurable at 15 000.
 //! - **Per-ply and per-node state** (`state.rs`): the frames of the stack
 //!   (static evaluation, killers, excluded move, the move made), what the
 //!   move loop reads of a node and of each move, making a move with the

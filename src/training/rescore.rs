@@ -160,7 +160,8 @@ fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder
         writer.write(index, game);
         searched
     };
-    let line = |done: usize, plies: usize, eta: f64| format!("games {done}/{}  plies {plies}  ETA {eta:.0}s", games.len());
+    let line =
+        |done: usize, plies: usize, eta: f64| format!("games {done}/{}  plies {plies}  ETA {eta:.0}s", games.len());
     on_search_threads("rescore", threads, games.len(), HASH_MIB, score, line)
 }
 

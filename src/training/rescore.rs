@@ -29,9 +29,6 @@ use crate::rules::variant::Variant;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Histories, Limits, Score, Search, SearchControl};
 
-/// Transposition table of each thread, cleared at every game.
-const HASH_MIB: usize = 16;
-
 /// `menagerie rescore` arguments.
 #[derive(Args, Debug, Clone)]
 pub struct RescoreArgs {
@@ -162,7 +159,7 @@ fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder
     };
     let line =
         |done: usize, plies: usize, eta: f64| format!("games {done}/{}  plies {plies}  ETA {eta:.0}s", games.len());
-    on_search_threads("rescore", threads, games.len(), HASH_MIB, score, line)
+    on_search_threads("rescore", threads, games.len(), score, line)
 }
 
 /// `game` with its plies scored by a search of `plan.nodes` nodes (the

@@ -44,8 +44,6 @@ const WIN_PLIES: u32 = 4;
 const DRAW_SCORE: i32 = 10;
 const DRAW_PLIES: u32 = 12;
 const DRAW_AFTER: u32 = 120;
-/// Hash per game in MiB.
-const HASH_MIB: usize = 16;
 
 impl SelfPlay {
     /// The numbers of the plan's games.
@@ -171,5 +169,5 @@ pub fn generate_with_progress(
         let bar = format!("{}{}", "#".repeat(filled), " ".repeat(width - filled));
         format!("[{bar}] games {done}/{total}  positions {positions}  ETA {eta:.0}s")
     };
-    on_search_threads("self-play", plan.threads, total, HASH_MIB, play, line)
+    on_search_threads("self-play", plan.threads, total, play, line)
 }

@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 use crate::search::smp::spawn_search_thread;
 use crate::search::tt::TranspositionTable;
 
+/// Each thread's transposition table, in MiB (the item's work clears it
+/// where a game must not see the one before).
+const TABLE_MIB: usize = 16;
+
 /// Runs `work(item, table)` for every item in `0..items` on up to `threads`
 /// search threads named `name N` (fewer when the system refuses more; the
 /// calling thread, without the progress line, when it refuses all). Each
-/// thread has a table of `hash_mib` MiB; `work` returns what its item adds
+/// thread has a table of [`TABLE_MIB`]; `work` returns what its item adds
 /// to the job's tally (positions kept, plies searched). While the threads
 /// run, stderr shows `line(done, tally, eta_seconds)`, redrawn every half
 /// second. Returns the tally.
@@ -21,13 +25,12 @@ pub fn on_search_threads(
     name: &str,
     threads: usize,
     items: usize,
-    hash_mib: usize,
     work: impl Fn(usize, &mut TranspositionTable) -> usize + Sync,
     line: impl Fn(usize, usize, f64) -> String,
 ) -> usize {
     let (next, done, tally) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let worker = || {
-        let mut tt = TranspositionTable::new(hash_mib);
+        let mut tt = TranspositionTable::new(TABLE_MIB);
         while let Some(item) = Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < items) {
             tally.fetch_add(work(item, &mut tt), Ordering::Relaxed);
             done.fetch_add(1, Ordering::Relaxed);

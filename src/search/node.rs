@@ -192,6 +192,7 @@ impl Search<'_> {
             excluded,
             tt_hit,
             tt_move,
+            tt_tactical: tt_move.is_some_and(|m| self.is_tactical(m)),
             hash,
         };
         if let Some(score) = self.prune_node(&n) {
@@ -470,7 +471,10 @@ impl Search<'_> {
             let reduction = self.reduction(n, mv, legal, gives_check, keeps_material, new_depth);
             score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
             if score > alpha && reduction > 0 {
-                score = self.child(new_depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
+                let margin = self.params.lmr_deeper_margin;
+                let deeper = margin != 0 && score > alpha + margin + 2 * new_depth;
+                let depth = new_depth + i32::from(deeper);
+                score = self.child(depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
             }
             if score > alpha && score < beta {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
@@ -511,7 +515,7 @@ impl Search<'_> {
         let mut reduction = mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node);
         reduction -= i32::from(n.pv_node) + i32::from(gives_check);
         if mv.quiet {
-            reduction += i32::from(!n.improving);
+            reduction += i32::from(!n.improving) + p.lmr_tt_capture * i32::from(n.tt_tactical);
             reduction -= i32::from(mv.is_killer) + mv.history / p.lmr_history_divisor;
         } else {
             reduction -= 1 + i32::from(keeps_material) + mv.history / p.lmr_capture_history_divisor;

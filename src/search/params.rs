@@ -152,6 +152,13 @@ pub struct SearchParams {
     pub double_extension_non_pv: i32,
     /// Late-move reductions: plies more at an expected cut node.
     pub lmr_cut_node: i32,
+    /// Late-move reductions: plies more for a quiet move when the table
+    /// move is a capture or promotion (Stockfish's `ttCapture`).
+    pub lmr_tt_capture: i32,
+    /// Late-move reductions: a reduced move that beats alpha by more than
+    /// this plus two per ply of depth is searched again one ply deeper
+    /// (Stockfish's `doDeeper`; 0: off).
+    pub lmr_deeper_margin: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -217,6 +224,8 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     root_lmr: 0,
     double_extension_non_pv: 0,
     lmr_cut_node: 1,
+    lmr_tt_capture: 0,
+    lmr_deeper_margin: 0,
     time_percent: 100,
 };
 
@@ -312,6 +321,8 @@ by_name!(
     root_lmr,
     double_extension_non_pv,
     lmr_cut_node,
+    lmr_tt_capture,
+    lmr_deeper_margin,
     time_percent,
 );
 
@@ -355,7 +366,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 59);
+        assert_eq!(SearchParams::NAMES.len(), 61);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

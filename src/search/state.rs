@@ -97,6 +97,8 @@ pub(super) struct NodeInfo {
     pub(super) excluded: Option<Move>,
     pub(super) tt_hit: Option<TtHit>,
     pub(super) tt_move: Option<Move>,
+    /// The table move is a capture or promotion.
+    pub(super) tt_tactical: bool,
     pub(super) hash: u64,
 }
 

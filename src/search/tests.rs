@@ -49,6 +49,8 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("improving_fallback", 1),
         ("rfp_blend", 1),
         ("tt_cut_history", 2),
+        ("lmr_tt_capture", 1),
+        ("lmr_deeper_margin", 50),
     ] {
         params.set(name, value).expect(name);
     }
@@ -295,6 +297,8 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_captures", 1),
         ("tt_cut_history", 1),
         ("tt_cut_history", 2),
+        ("lmr_tt_capture", 1),
+        ("lmr_deeper_margin", 50),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

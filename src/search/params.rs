@@ -225,7 +225,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     double_extension_non_pv: 0,
     lmr_cut_node: 1,
     lmr_tt_capture: 0,
-    lmr_deeper_margin: 0,
+    lmr_deeper_margin: 50,
     time_percent: 100,
 };
 

@@ -298,7 +298,8 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("tt_cut_history", 1),
         ("tt_cut_history", 2),
         ("lmr_tt_capture", 1),
-        ("lmr_deeper_margin", 50),
+        // On by default: switched off.
+        ("lmr_deeper_margin", 0),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

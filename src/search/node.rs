@@ -192,7 +192,8 @@ impl Search<'_> {
             excluded,
             tt_hit,
             tt_move,
-            tt_tactical: tt_move.is_some_and(|m| self.is_tactical(m)),
+            // Read only by `lmr_tt_capture`: off, the node spends nothing on it.
+            tt_tactical: self.params.lmr_tt_capture != 0 && tt_move.is_some_and(|m| self.is_tactical(m)),
             hash,
         };
         if let Some(score) = self.prune_node(&n) {

@@ -97,7 +97,7 @@ pub(super) struct NodeInfo {
     pub(super) excluded: Option<Move>,
     pub(super) tt_hit: Option<TtHit>,
     pub(super) tt_move: Option<Move>,
-    /// The table move is a capture or promotion.
+    /// The table move is a capture or promotion (known only with `lmr_tt_capture` on).
     pub(super) tt_tactical: bool,
     pub(super) hash: u64,
 }

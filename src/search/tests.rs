@@ -50,7 +50,6 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("rfp_blend", 1),
         ("tt_cut_history", 2),
         ("lmr_tt_capture", 1),
-        ("lmr_deeper_margin", 50),
     ] {
         params.set(name, value).expect(name);
     }

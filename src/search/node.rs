@@ -175,6 +175,7 @@ impl Search<'_> {
         self.frame_mut(ply).raw_eval = raw_eval;
         self.frame_mut(ply).static_eval = static_eval;
         self.frame_mut(ply + 2).killers = [None; 2];
+        self.frame_mut(ply + 2).cutoffs = 0;
         // Improving: our evaluation rose since our previous move; prune less when it did.
         let improving = self.improving(ply, in_check, static_eval);
         let tt_move = tt_hit.and_then(|h| h.mv);
@@ -347,7 +348,7 @@ impl Search<'_> {
                 return Step::DropQuiets;
             }
         }
-        if self.prune_by_exchange(n, &mv, &lp.node) {
+        if self.prune_capture(n, &mv, &lp.node) || self.prune_by_exchange(n, &mv, &lp.node) {
             return Step::Next;
         }
         let extension = match self.tt_move_extension(n, m) {
@@ -355,11 +356,13 @@ impl Search<'_> {
             Err(score) => return Step::End(score),
         };
         self.frame_mut(n.ply).early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
-        let score = self.search_move(n, &mv, legal, extension, lp.node.alpha);
+        let score = self.search_move(n, &mv, legal, extension, &lp.node);
         if self.stopped {
             return Step::End(0);
         }
         if self.record(n.ply, m, score, &mut lp.node, n.beta) {
+            let frame = self.frame_mut(n.ply);
+            frame.cutoffs = frame.cutoffs.saturating_add(1);
             return Step::Cutoff;
         }
         lp.tried.push(&mv);
@@ -390,6 +393,26 @@ impl Search<'_> {
             return Prune::Skip;
         }
         Prune::Keep
+    }
+
+    /// Futility of a capture (`capture_futility_margin`): even winning its
+    /// victim, with the margin and the capture's history, leaves the static
+    /// evaluation below alpha near the leaves.
+    #[inline]
+    fn prune_capture(&self, n: &NodeInfo, mv: &MoveInfo, node: &NodeBest) -> bool {
+        let margin = self.params.capture_futility_margin;
+        let Some(victim) = mv.victim else {
+            return false;
+        };
+        if margin == 0 || !n.may_prune(node) {
+            return false;
+        }
+        let lmr_depth = (n.depth - 1 - mv.base_reduction).max(0);
+        if lmr_depth >= 7 {
+            return false;
+        }
+        let history = self.histories.capture(mv.mover, mv.m.to(), victim);
+        n.static_eval + margin * (1 + lmr_depth) + self.eval.value(victim) + history / 7 <= node.alpha
     }
 
     /// Exchange pruning near the leaves: captures and quiet moves (not the
@@ -441,8 +464,8 @@ impl Search<'_> {
     /// Makes a move, searches it and unmakes it: the first move with the
     /// full window, the others with a null window (late quiet ones reduced),
     /// searched again when they beat alpha. Checks are extended.
-    fn search_move(&mut self, n: &NodeInfo, mv: &MoveInfo, legal: usize, mut extension: i32, alpha: i32) -> i32 {
-        let (ply, m, beta) = (n.ply, mv.m, n.beta);
+    fn search_move(&mut self, n: &NodeInfo, mv: &MoveInfo, legal: usize, mut extension: i32, node: &NodeBest) -> i32 {
+        let (ply, m, beta, alpha) = (n.ply, mv.m, n.beta, node.alpha);
         let us = self.pos.side_to_move();
         let p = &self.params;
         let may_extend_check =
@@ -470,12 +493,19 @@ impl Search<'_> {
             score = self.child(new_depth, ply + 1, alpha, beta, same_side, !n.pv_node && !n.cut_node);
         } else {
             let reduction = self.reduction(n, mv, legal, gives_check, keeps_material, new_depth);
-            score = self.child(new_depth - reduction, ply + 1, alpha, alpha + 1, same_side, true);
+            let reduced = new_depth - reduction;
+            score = self.child(reduced, ply + 1, alpha, alpha + 1, same_side, true);
             if score > alpha && reduction > 0 {
-                let margin = self.params.lmr_deeper_margin;
-                let deeper = margin != 0 && score > alpha + margin + 2 * new_depth;
-                let depth = new_depth + i32::from(deeper);
-                score = self.child(depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
+                let p = &self.params;
+                let deeper = p.lmr_deeper_margin != 0 && score > alpha + p.lmr_deeper_margin + 2 * new_depth;
+                let shallower = p.lmr_shallower != 0 && score < node.score + new_depth;
+                let depth = new_depth + i32::from(deeper) - i32::from(shallower);
+                if depth > reduced {
+                    score = self.child(depth, ply + 1, alpha, alpha + 1, same_side, !n.cut_node);
+                }
+                if self.params.lmr_research_history != 0 && mv.quiet {
+                    self.learn_research(ply, mv, score > alpha, new_depth);
+                }
             }
             if score > alpha && score < beta {
                 score = self.child(new_depth, ply + 1, alpha, beta, same_side, false);
@@ -514,6 +544,7 @@ impl Search<'_> {
             return 0;
         }
         let mut reduction = mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node);
+        reduction += p.lmr_cutoff_count * i32::from(self.frame(n.ply + 1).cutoffs > 3);
         reduction -= i32::from(n.pv_node) + i32::from(gives_check);
         if mv.quiet {
             reduction += i32::from(!n.improving) + p.lmr_tt_capture * i32::from(n.tt_tactical);

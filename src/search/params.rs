@@ -159,6 +159,23 @@ pub struct SearchParams {
     /// this plus two per ply of depth is searched again one ply deeper
     /// (Stockfish's `doDeeper`; 0: off).
     pub lmr_deeper_margin: i32,
+    /// Late-move reductions: a reduced move that beats alpha but not the
+    /// node's best score by a ply's worth (the new depth in centipawns) is
+    /// searched again one ply shallower (Stockfish's `doShallower`; 0: off).
+    pub lmr_shallower: i32,
+    /// Late-move reductions: plies more when the opponent's replies to this
+    /// node's earlier moves failed high more than three times (Stockfish's
+    /// `cutoffCnt`; 0: off).
+    pub lmr_cutoff_count: i32,
+    /// Late-move reductions: 1 teaches the continuation histories whether a
+    /// reduced quiet move that beat alpha held at full depth (Stockfish's
+    /// update after the re-search; 0: off).
+    pub lmr_research_history: i32,
+    /// Futility of captures: a capture (not the table move) whose victim's
+    /// value plus this margin per ply of reduced depth, plus this, cannot
+    /// lift the static evaluation to alpha is pruned, reduced depth below
+    /// 7 (Stockfish's capture futility; 0: off).
+    pub capture_futility_margin: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -226,6 +243,10 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_cut_node: 1,
     lmr_tt_capture: 0,
     lmr_deeper_margin: 50,
+    lmr_shallower: 0,
+    lmr_cutoff_count: 0,
+    lmr_research_history: 0,
+    capture_futility_margin: 0,
     time_percent: 100,
 };
 
@@ -323,6 +344,10 @@ by_name!(
     lmr_cut_node,
     lmr_tt_capture,
     lmr_deeper_margin,
+    lmr_shallower,
+    lmr_cutoff_count,
+    lmr_research_history,
+    capture_futility_margin,
     time_percent,
 );
 
@@ -366,7 +391,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 61);
+        assert_eq!(SearchParams::NAMES.len(), 65);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -15,7 +15,7 @@ use crate::rules::moves::{Move, MoveKind, MoveList, MAX_MOVES};
 use crate::rules::piece::{Cell, PieceKind};
 use crate::search::history::PieceTo;
 use crate::search::params::SearchParams;
-use crate::search::state::FRAME_OFFSET;
+use crate::search::state::{MoveInfo, FRAME_OFFSET};
 
 use super::Search;
 
@@ -246,6 +246,16 @@ impl Search<'_> {
             for key in keys {
                 self.histories.update_continuation(key, mover, m.to(), b);
             }
+        }
+    }
+
+    /// After a reduced quiet move was searched again (`lmr_research_history`):
+    /// the continuation histories learn whether it held above alpha.
+    pub(super) fn learn_research(&mut self, ply: usize, mv: &MoveInfo, held: bool, depth: i32) {
+        let bonus = history_bonus(&self.params, depth);
+        let b = if held { bonus } else { -bonus };
+        for key in self.continuation_keys(ply) {
+            self.histories.update_continuation(key, mv.mover, mv.m.to(), b);
         }
     }
 

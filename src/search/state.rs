@@ -37,6 +37,9 @@ pub(super) struct Frame {
     /// The man and destination of the move made from this ply when it is
     /// a quiet move among the node's first two (for `tt_cut_history`).
     pub(super) early_quiet: Option<(Cell, Square)>,
+    /// Fail highs of the nodes at this ply since the grandparent's node
+    /// began (for `lmr_cutoff_count`).
+    pub(super) cutoffs: u8,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -49,6 +52,7 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     double_extensions: 0,
     check: None,
     early_quiet: None,
+    cutoffs: 0,
 };
 
 /// Frames before the root, so `ply - 2` needs no bounds test.

@@ -50,6 +50,10 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("rfp_blend", 1),
         ("tt_cut_history", 2),
         ("lmr_tt_capture", 1),
+        ("lmr_shallower", 1),
+        ("lmr_cutoff_count", 1),
+        ("lmr_research_history", 1),
+        ("capture_futility_margin", 100),
     ] {
         params.set(name, value).expect(name);
     }
@@ -297,6 +301,10 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("tt_cut_history", 1),
         ("tt_cut_history", 2),
         ("lmr_tt_capture", 1),
+        ("lmr_shallower", 1),
+        ("lmr_cutoff_count", 1),
+        ("lmr_research_history", 1),
+        ("capture_futility_margin", 100),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
     ];

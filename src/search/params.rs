@@ -245,7 +245,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_deeper_margin: 50,
     lmr_shallower: 0,
     lmr_cutoff_count: 0,
-    lmr_research_history: 0,
+    lmr_research_history: 1,
     capture_futility_margin: 0,
     time_percent: 100,
 };

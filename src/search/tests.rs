@@ -52,7 +52,6 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("lmr_tt_capture", 1),
         ("lmr_shallower", 1),
         ("lmr_cutoff_count", 1),
-        ("lmr_research_history", 1),
         ("capture_futility_margin", 100),
     ] {
         params.set(name, value).expect(name);
@@ -303,10 +302,10 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_tt_capture", 1),
         ("lmr_shallower", 1),
         ("lmr_cutoff_count", 1),
-        ("lmr_research_history", 1),
         ("capture_futility_margin", 100),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
+        ("lmr_research_history", 0),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

@@ -381,7 +381,7 @@ impl Search<'_> {
         if legal as i32 > (p.lmp_base + depth * depth) / (2 - i32::from(n.improving)) {
             return Prune::SkipQuiets;
         }
-        let lmr_depth = (depth - 1 - mv.base_reduction).max(0);
+        let lmr_depth = mv.lmr_depth(depth);
         // Futility: a quiet move cannot lift a hopeless evaluation to alpha.
         if lmr_depth <= p.futility_max_depth
             && n.static_eval + p.futility_base + p.futility_per_depth * lmr_depth <= node.alpha
@@ -407,7 +407,7 @@ impl Search<'_> {
         if margin == 0 || !n.may_prune(node) {
             return false;
         }
-        let lmr_depth = (n.depth - 1 - mv.base_reduction).max(0);
+        let lmr_depth = mv.lmr_depth(n.depth);
         if lmr_depth >= 7 {
             return false;
         }
@@ -424,7 +424,7 @@ impl Search<'_> {
             return false;
         }
         let threshold = if mv.quiet && p.see_quiet_lmr != 0 {
-            let lmr_depth = (depth - 1 - mv.base_reduction).clamp(0, 18);
+            let lmr_depth = mv.lmr_depth(depth).min(18);
             -(p.see_quiet_margin - lmr_depth) * lmr_depth * lmr_depth
         } else if depth > p.see_max_depth {
             return false;

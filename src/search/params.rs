@@ -171,7 +171,7 @@ pub struct SearchParams {
     /// reduced quiet move that beat alpha held at full depth (Stockfish's
     /// update after the re-search; 0: off).
     pub lmr_research_history: i32,
-    /// Futility of captures: a capture (not the table move) whose victim's
+    /// Futility of captures: a capture (never the node's first move) whose victim's
     /// value plus this margin per ply of reduced depth, plus this, cannot
     /// lift the static evaluation to alpha is pruned, reduced depth below
     /// 7 (Stockfish's capture futility; 0: off).

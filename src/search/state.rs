@@ -146,6 +146,16 @@ pub(super) struct MoveInfo {
     pub(super) base_reduction: i32,
 }
 
+impl MoveInfo {
+    /// The depth a late-move reduction would leave this move at a node of
+    /// `depth` (the table's reduction only, at least 0): what the pruning
+    /// margins near the leaves are measured by.
+    #[inline]
+    pub(super) fn lmr_depth(&self, depth: i32) -> i32 {
+        (depth - 1 - self.base_reduction).max(0)
+    }
+}
+
 /// What the pruning of a quiet move decided.
 pub(super) enum Prune {
     Keep,

@@ -94,6 +94,7 @@ impl Search<'_> {
             self.make(n.ply, m, self.mover(m));
             let same_side = self.pos.side_to_move() == us;
             self.frame_mut(n.ply).early_quiet = None;
+            self.frame_mut(n.ply).last_quiet = None;
             self.frame_mut(n.ply + 1).double_extensions = self.frame(n.ply).double_extensions;
             let mut score = if same_side {
                 self.qsearch(probcut_beta - 1, probcut_beta, n.ply + 1, 0)
@@ -108,7 +109,7 @@ impl Search<'_> {
                 return Some(0);
             }
             if score >= probcut_beta {
-                self.tt.store(n.hash, Some(m), to_tt(score, n.ply), n.static_eval, n.depth - 3, Bound::Lower);
+                self.tt.store(n.hash, Some(m), to_tt(score, n.ply), n.raw_eval, n.depth - 3, Bound::Lower, n.tt_pv);
                 return Some(if score.abs() < MATE_BOUND { score - (probcut_beta - n.beta) } else { score });
             }
         }
@@ -126,9 +127,14 @@ impl Search<'_> {
         };
         let mover = self.mover(m);
         self.reward_quiet(ply, (m, mover), &[], depth);
-        if self.params.tt_cut_history < 2 || ply == 0 {
-            return;
+        if self.params.tt_cut_history >= 2 && ply > 0 {
+            self.punish_early_move(ply, depth);
         }
+    }
+
+    /// The opponent's quiet move among the first two of its node (at
+    /// `ply - 1`) allowed a fail high here: it loses continuation history.
+    pub(super) fn punish_early_move(&mut self, ply: usize, depth: i32) {
         if let Some((prev_mover, prev_to)) = self.frame(ply - 1).early_quiet {
             let malus = -history_bonus(&self.params, depth + 1);
             for key in self.continuation_keys(ply - 1) {

@@ -16,6 +16,10 @@ use crate::search::correction::Correction;
 /// Largest magnitude of a history entry.
 pub const HISTORY_LIMIT: i32 = 16_384;
 
+/// The earlier moves a quiet move's continuation histories are keyed by:
+/// one, two and (with `continuation_ply4`) four plies back.
+pub const CONTINUATION_KEYS: usize = 3;
+
 /// A moved man and where it went: the key of continuation histories and
 /// counter moves. Index into `pieces x squares` (colour included).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -27,7 +31,7 @@ pub struct PieceTo(u32);
 #[derive(Clone, Copy)]
 pub struct QuietRows {
     quiet: usize,
-    continuation: [Option<usize>; 2],
+    continuation: [Option<usize>; CONTINUATION_KEYS],
 }
 
 /// The history tables of one search thread.
@@ -117,9 +121,9 @@ impl Histories {
     }
 
     /// The shared parts of a node's quiet-move indices: `side` to move,
-    /// after the moves `keys` (one and two plies back).
+    /// after the moves `keys` (one, two and four plies back).
     #[inline]
-    pub fn quiet_rows(&self, side: Color, keys: [Option<PieceTo>; 2]) -> QuietRows {
+    pub fn quiet_rows(&self, side: Color, keys: [Option<PieceTo>; CONTINUATION_KEYS]) -> QuietRows {
         QuietRows {
             quiet: side.index() * (self.squares + self.kinds) * self.squares,
             continuation: keys.map(|k| k.map(|p| p.0 as usize * self.kinds * self.squares)),
@@ -223,7 +227,7 @@ mod tests {
         assert_eq!(h.continuation(Some(h.piece_to(white_last, j10)), white_last, a), 0);
         assert_eq!(h.continuation(None, white_last, a), 0);
         // The node-row sum is the three tables' entries added up.
-        let rows = h.quiet_rows(Color::White, [prev, Some(h.piece_to(black_last, a))]);
+        let rows = h.quiet_rows(Color::White, [prev, Some(h.piece_to(black_last, a)), None]);
         h.update_quiet(Color::White, Move::normal(j10, a), 900);
         let back = Move::normal(j10, a);
         assert_eq!(

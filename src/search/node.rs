@@ -8,7 +8,7 @@ use arrayvec::ArrayVec;
 
 use crate::board::position::NO_SQUARE;
 use crate::rules::moves::{Move, MoveKind, MoveList};
-use crate::search::picker::{ScoredMoves, COUNTER, KILLER};
+use crate::search::picker::{history_bonus, ScoredMoves, COUNTER, KILLER};
 use crate::search::state::{MoveInfo, MoveLoop, NodeBest, NodeInfo, Prune, QuietStage, Step, Tried};
 use crate::search::tt::{Bound, TtHit};
 
@@ -67,6 +67,7 @@ impl Search<'_> {
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
         frame.early_quiet = None;
+        frame.last_quiet = None;
         self.pos.make_null();
         self.tt.prefetch(self.pos.hash());
         if let Some(stack) = &mut self.nnue {
@@ -179,6 +180,8 @@ impl Search<'_> {
         // Improving: our evaluation rose since our previous move; prune less when it did.
         let improving = self.improving(ply, in_check, static_eval);
         let tt_move = tt_hit.and_then(|h| h.mv);
+        let tt_pv = if excluded.is_some() { self.frame(ply).tt_pv } else { pv_node || tt_hit.is_some_and(|h| h.pv) };
+        self.frame_mut(ply).tt_pv = tt_pv;
         let mut n = NodeInfo {
             depth,
             ply,
@@ -192,6 +195,7 @@ impl Search<'_> {
             raw_eval,
             excluded,
             tt_hit,
+            tt_pv,
             tt_move,
             // Read only by `lmr_tt_capture`: off, the node spends nothing on it.
             tt_tactical: self.params.lmr_tt_capture != 0 && tt_move.is_some_and(|m| self.is_tactical(m)),
@@ -355,7 +359,9 @@ impl Search<'_> {
             Ok(e) => e,
             Err(score) => return Step::End(score),
         };
-        self.frame_mut(n.ply).early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
+        let frame = self.frame_mut(n.ply);
+        frame.early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
+        frame.last_quiet = mv.quiet.then_some((mover, m));
         let score = self.search_move(n, &mv, legal, extension, &lp.node);
         if self.stopped {
             return Step::End(0);
@@ -545,7 +551,7 @@ impl Search<'_> {
         }
         let mut reduction = mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node);
         reduction += p.lmr_cutoff_count * i32::from(self.frame(n.ply + 1).cutoffs > 3);
-        reduction -= i32::from(n.pv_node) + i32::from(gives_check);
+        reduction -= i32::from(n.pv_node) + i32::from(gives_check) + p.tt_pv_reduction * i32::from(n.tt_pv);
         if mv.quiet {
             reduction += i32::from(!n.improving) + p.lmr_tt_capture * i32::from(n.tt_tactical);
             reduction -= i32::from(mv.is_killer) + mv.history / p.lmr_history_divisor;
@@ -568,10 +574,15 @@ impl Search<'_> {
         }
         if let (true, Some(m)) = (node.score >= n.beta, node.mv) {
             self.reward_cutoff(n, m, tried);
+        } else if node.alpha == node.original_alpha && n.excluded.is_none() {
+            self.reward_prior_move(n);
         }
         if n.excluded.is_none() {
             let bound = node.bound(n.beta);
-            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.raw_eval, n.depth, bound);
+            // A fail low below a node that was on a principal variation
+            // stays marked as one (Stockfish's ttPv propagation).
+            let pv = n.tt_pv || (bound == Bound::Upper && n.ply > 0 && n.depth > 3 && self.frame(n.ply - 1).tt_pv);
+            self.tt.store(n.hash, node.mv, to_tt(node.score, n.ply), n.raw_eval, n.depth, bound, pv);
             if !n.in_check && !n.in_setup && !node.mv.is_some_and(|m| self.is_tactical(m)) {
                 self.learn_correction(n.raw_eval, node.score, bound, n.depth);
             }
@@ -580,8 +591,13 @@ impl Search<'_> {
     }
 
     /// Rewards the move that failed high in the histories and punishes the
-    /// moves of its kind (quiet or capture) tried before it.
+    /// moves of its kind (quiet or capture) tried before it; with
+    /// `early_move_malus`, the opponent's early quiet move that allowed it
+    /// loses continuation history.
     fn reward_cutoff(&mut self, n: &NodeInfo, m: Move, tried: &Tried) {
+        if self.params.early_move_malus != 0 && n.ply > 0 {
+            self.punish_early_move(n.ply, n.depth);
+        }
         let mover = self.mover(m);
         match self.pos.victim_square(m).map(|v| self.pos.cell(v).kind()) {
             Some(victim) => self.reward_captures(Some((m, mover, victim)), &tried.captures, n.depth),
@@ -590,6 +606,25 @@ impl Search<'_> {
                 self.reward_captures(None, &tried.captures, n.depth);
             }
             None => {}
+        }
+    }
+
+    /// A fail low (`fail_low_bonus`): the opponent's quiet move that led
+    /// here refuted everything this side had, so it gains history.
+    fn reward_prior_move(&mut self, n: &NodeInfo) {
+        let level = self.params.fail_low_bonus;
+        if level == 0 || n.ply == 0 || n.in_setup || !(n.depth >= 3 || n.pv_node) {
+            return;
+        }
+        let Some((mover, m)) = self.frame(n.ply - 1).last_quiet else {
+            return;
+        };
+        let bonus = history_bonus(&self.params, n.depth);
+        for key in self.continuation_keys(n.ply - 1) {
+            self.histories.update_continuation(key, mover, m.to(), bonus);
+        }
+        if level >= 2 {
+            self.histories.update_quiet(mover.color(), m, bonus / 2);
         }
     }
 }

@@ -176,6 +176,23 @@ pub struct SearchParams {
     /// lift the static evaluation to alpha is pruned, reduced depth below
     /// 7 (Stockfish's capture futility; 0: off).
     pub capture_futility_margin: i32,
+    /// History of the move that led to a node that failed low (Stockfish's
+    /// prior countermove bonus): 0 off; 1 its continuation histories gain a
+    /// cutoff's bonus (depth 3 or more, or a PV node); 2 the quiet history
+    /// too, half as much.
+    pub fail_low_bonus: i32,
+    /// 1: at every fail high, the opponent's quiet move among the first two
+    /// of its node that allowed it loses continuation history (as
+    /// `tt_cut_history` 2 does at table cutoffs; Stockfish's early-move
+    /// penalty); 0 off.
+    pub early_move_malus: i32,
+    /// 1: quiet moves are also scored, reduced and taught by the
+    /// continuation history of the move four plies back (their own side's
+    /// move before last); 0 one and two plies back only.
+    pub continuation_ply4: i32,
+    /// Late-move reductions: plies less at a node that is or was on a
+    /// principal variation, as the table remembers (Stockfish's `ttPv`; 0 off).
+    pub tt_pv_reduction: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -247,6 +264,10 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_cutoff_count: 0,
     lmr_research_history: 1,
     capture_futility_margin: 0,
+    fail_low_bonus: 0,
+    early_move_malus: 0,
+    continuation_ply4: 0,
+    tt_pv_reduction: 0,
     time_percent: 100,
 };
 
@@ -348,6 +369,10 @@ by_name!(
     lmr_cutoff_count,
     lmr_research_history,
     capture_futility_margin,
+    fail_low_bonus,
+    early_move_malus,
+    continuation_ply4,
+    tt_pv_reduction,
     time_percent,
 );
 
@@ -391,7 +416,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 65);
+        assert_eq!(SearchParams::NAMES.len(), 69);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -13,7 +13,7 @@ use arrayvec::ArrayVec;
 use crate::board::see::see_ge;
 use crate::rules::moves::{Move, MoveKind, MoveList, MAX_MOVES};
 use crate::rules::piece::{Cell, PieceKind};
-use crate::search::history::PieceTo;
+use crate::search::history::{PieceTo, CONTINUATION_KEYS};
 use crate::search::params::SearchParams;
 use crate::search::state::{MoveInfo, FRAME_OFFSET};
 
@@ -85,11 +85,14 @@ impl Search<'_> {
         }
     }
 
-    /// The continuation keys of the moves one and two plies before `ply`.
+    /// The continuation keys of the moves one and two plies before `ply`,
+    /// and four with `continuation_ply4` (Stockfish's fourth table: the
+    /// same side's move before last, in the table the two-ply key uses).
     #[inline]
-    pub(super) fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
+    pub(super) fn continuation_keys(&self, ply: usize) -> [Option<PieceTo>; CONTINUATION_KEYS] {
         let base = ply + FRAME_OFFSET;
-        [self.stack[base - 1].moved, self.stack[base - 2].moved]
+        let four = if self.params.continuation_ply4 != 0 { self.stack[base - 4].moved } else { None };
+        [self.stack[base - 1].moved, self.stack[base - 2].moved, four]
     }
 
     /// Static exchange: does `m` gain at least `threshold`?

@@ -79,7 +79,7 @@ impl Search<'_> {
         if !evasions {
             if stand_pat >= beta || in_setup {
                 if tt_hit.is_none() && !in_setup {
-                    self.tt.store(hash, None, to_tt(stand_pat, ply), raw_eval, 0, Bound::Lower);
+                    self.tt.store(hash, None, to_tt(stand_pat, ply), raw_eval, 0, Bound::Lower, false);
                 }
                 return stand_pat;
             }
@@ -106,7 +106,9 @@ impl Search<'_> {
             return -MATE + ply as i32;
         }
         let bound = node.bound(beta);
-        self.tt.store(hash, node.mv, to_tt(node.score, ply), if in_check { -INFINITE } else { raw_eval }, 0, bound);
+        let eval = if in_check { -INFINITE } else { raw_eval };
+        let pv = tt_hit.is_some_and(|h| h.pv);
+        self.tt.store(hash, node.mv, to_tt(node.score, ply), eval, 0, bound, pv);
         node.score
     }
 

@@ -110,6 +110,7 @@ impl Search<'_> {
             let mover = self.mover(m);
             let tactical = self.is_tactical(m);
             self.frame_mut(1).double_extensions = 0;
+            self.frame_mut(0).last_quiet = (!tactical).then_some((mover, m));
             self.make(0, m, mover);
             let same_side = self.pos.side_to_move() == us;
             let gives_check = !self.pos.in_setup() && self.pos.in_check();

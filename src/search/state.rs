@@ -37,6 +37,12 @@ pub(super) struct Frame {
     /// The man and destination of the move made from this ply when it is
     /// a quiet move among the node's first two (for `tt_cut_history`).
     pub(super) early_quiet: Option<(Cell, Square)>,
+    /// The man and the move made from this ply when it is quiet (for
+    /// `fail_low_bonus`; None after a capture, a promotion or a null move).
+    pub(super) last_quiet: Option<(Cell, Move)>,
+    /// The node at this ply is or was on a principal variation (kept for
+    /// its singular search, which probes no table).
+    pub(super) tt_pv: bool,
     /// Fail highs of the nodes at this ply since the grandparent's node
     /// began (for `lmr_cutoff_count`).
     pub(super) cutoffs: u8,
@@ -52,11 +58,13 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     double_extensions: 0,
     check: None,
     early_quiet: None,
+    last_quiet: None,
+    tt_pv: false,
     cutoffs: 0,
 };
 
-/// Frames before the root, so `ply - 2` needs no bounds test.
-pub(super) const FRAME_OFFSET: usize = 2;
+/// Frames before the root, so `ply - 4` needs no bounds test.
+pub(super) const FRAME_OFFSET: usize = 4;
 
 /// The best score of a node so far, its move, and the window's raised lower bound.
 pub(super) struct NodeBest {
@@ -103,6 +111,8 @@ pub(super) struct NodeInfo {
     pub(super) tt_move: Option<Move>,
     /// The table move is a capture or promotion (known only with `lmr_tt_capture` on).
     pub(super) tt_tactical: bool,
+    /// A PV node, or the table says the position was on a principal variation.
+    pub(super) tt_pv: bool,
     pub(super) hash: u64,
 }
 

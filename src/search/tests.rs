@@ -53,6 +53,10 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("lmr_shallower", 1),
         ("lmr_cutoff_count", 1),
         ("capture_futility_margin", 100),
+        ("fail_low_bonus", 2),
+        ("early_move_malus", 1),
+        ("continuation_ply4", 1),
+        ("tt_pv_reduction", 1),
     ] {
         params.set(name, value).expect(name);
     }
@@ -303,6 +307,11 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_shallower", 1),
         ("lmr_cutoff_count", 1),
         ("capture_futility_margin", 100),
+        ("fail_low_bonus", 1),
+        ("fail_low_bonus", 2),
+        ("early_move_malus", 1),
+        ("continuation_ply4", 1),
+        ("tt_pv_reduction", 1),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),

@@ -55,6 +55,8 @@ pub struct TtHit {
     pub depth: i32,
     /// Bound type.
     pub bound: Bound,
+    /// The position was on a principal variation when stored (Stockfish's `ttPv`).
+    pub pv: bool,
 }
 
 /// A local copy of one slot's contents.
@@ -67,10 +69,15 @@ struct Entry {
     depth: u8,
     /// Bound in bits 0-1, generation in bits 2-7.
     flags: u8,
+    /// On a principal variation.
+    pv: bool,
 }
 
-/// Bits of the key half that every whole entry leaves zero: 16 more bits of check.
-const UNUSED_KEY_BITS: u64 = 0xFFFF << 48;
+/// Bit of the key half that holds the entry's `pv` flag.
+const PV_BIT: u64 = 1 << 48;
+
+/// Bits of the key half that every whole entry leaves zero: 15 more bits of check.
+const UNUSED_KEY_BITS: u64 = 0x7FFF << 49;
 
 /// A bijective mix of the data word: any change to it changes about half the
 /// bits of the key check, whichever field it touches.
@@ -91,7 +98,8 @@ impl Entry {
     #[inline]
     fn pack(&self) -> (u64, u64) {
         let data = self.mv as u64 | (self.score as u16 as u64) << 32 | (self.eval as u16 as u64) << 48;
-        let key_half = self.key as u64 | (self.depth as u64) << 32 | (self.flags as u64) << 40;
+        let key_half =
+            self.key as u64 | (self.depth as u64) << 32 | (self.flags as u64) << 40 | if self.pv { PV_BIT } else { 0 };
         (key_half ^ scramble(data), data)
     }
 
@@ -110,6 +118,7 @@ impl Entry {
             eval: (data >> 48) as u16 as i16,
             depth: (key_half >> 32) as u8,
             flags: (key_half >> 40) as u8,
+            pv: key_half & PV_BIT != 0,
         })
     }
 }
@@ -234,14 +243,17 @@ impl TranspositionTable {
             eval: e.eval as i32,
             depth: e.depth as i32,
             bound: Bound::from_bits(e.flags),
+            pv: e.pv,
         })
     }
 
-    /// Stores a search result. A missing move keeps the move already stored
+    /// Stores a search result; `pv` when the position is or was on a
+    /// principal variation. A missing move keeps the move already stored
     /// for the same position. Concurrent stores may lose one of the results,
     /// never mix them.
     #[inline]
-    pub fn store(&self, hash: u64, mv: Option<Move>, score: i32, eval: i32, depth: i32, bound: Bound) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(&self, hash: u64, mv: Option<Move>, score: i32, eval: i32, depth: i32, bound: Bound, pv: bool) {
         let key = hash as u32;
         let generation = self.generation.load(Ordering::Relaxed);
         let Some(bucket) = self.buckets.get(self.bucket_index(hash)) else {
@@ -280,6 +292,7 @@ impl TranspositionTable {
             eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
             depth: depth.clamp(0, 255) as u8,
             flags: bound as u8 | generation << 2,
+            pv,
         });
     }
 
@@ -315,9 +328,15 @@ mod tests {
     fn store_then_probe() {
         let mut tt = TranspositionTable::new(1);
         let m = Move::normal(Square(0x33), Square(0x53));
-        tt.store(0xDEAD_BEEF_1234_5678, Some(m), 42, 7, 5, Bound::Exact);
+        tt.store(0xDEAD_BEEF_1234_5678, Some(m), 42, 7, 5, Bound::Exact, true);
         let hit = tt.probe(0xDEAD_BEEF_1234_5678).expect("stored");
-        assert_eq!((hit.mv, hit.score, hit.eval, hit.depth, hit.bound), (Some(m), 42, 7, 5, Bound::Exact));
+        assert_eq!(
+            (hit.mv, hit.score, hit.eval, hit.depth, hit.bound, hit.pv),
+            (Some(m), 42, 7, 5, Bound::Exact, true)
+        );
+        tt.store(0xDEAD_BEEF_1234_5678, Some(m), -3, 7, 6, Bound::Upper, false);
+        let hit = tt.probe(0xDEAD_BEEF_1234_5678).expect("stored");
+        assert_eq!((hit.score, hit.depth, hit.bound, hit.pv), (-3, 6, Bound::Upper, false));
         assert!(tt.probe(0x1111_2222_3333_4444).is_none());
         assert!(tt.hashfull() <= 1000);
         tt.clear();
@@ -329,13 +348,18 @@ mod tests {
         // Two results for one position that differ only in score and bound:
         // the key half of one with the data of the other must not read as a hit.
         let mv = Move::normal(Square(0x33), Square(0x53)).bits();
-        let a = Entry { key: 0xABCD_1234, mv, score: 10, eval: 3, depth: 9, flags: Bound::Exact as u8 | 5 << 2 };
+        let a =
+            Entry { key: 0xABCD_1234, mv, score: 10, eval: 3, depth: 9, flags: Bound::Exact as u8 | 5 << 2, pv: true };
         let b = Entry { score: -250, flags: Bound::Lower as u8 | 5 << 2, ..a };
+        let b = Entry { pv: false, ..b };
         for (first, second) in [(a, b), (b, a)] {
             let torn = Entry::unpack(first.pack().0, second.pack().1);
             assert!(torn.is_none_or(|e| e.key != a.key), "a torn entry passed the check");
             let whole = Entry::unpack(first.pack().0, first.pack().1).expect("whole");
-            assert_eq!((whole.key, whole.score, whole.flags), (first.key, first.score, first.flags));
+            assert_eq!(
+                (whole.key, whole.score, whole.flags, whole.pv),
+                (first.key, first.score, first.flags, first.pv)
+            );
         }
     }
 
@@ -372,7 +396,7 @@ mod tests {
                         state = scramble(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
                         let hash = keys[(state % POSITIONS) as usize];
                         let (mv, score, eval, depth, bound) = result_for(hash, state >> 60 & 3);
-                        tt.store(hash, Some(mv), score, eval, depth, bound);
+                        tt.store(hash, Some(mv), score, eval, depth, bound, false);
                         let probed = keys[((state >> 8) % POSITIONS) as usize];
                         let Some(hit) = tt.probe(probed) else { continue };
                         hits.fetch_add(1, Ordering::Relaxed);

@@ -93,7 +93,6 @@ impl Search<'_> {
             let us = self.pos.side_to_move();
             self.make(n.ply, m, self.mover(m));
             let same_side = self.pos.side_to_move() == us;
-            self.frame_mut(n.ply).early_quiet = None;
             self.frame_mut(n.ply).last_quiet = None;
             self.frame_mut(n.ply + 1).double_extensions = self.frame(n.ply).double_extensions;
             let mut score = if same_side {
@@ -135,10 +134,11 @@ impl Search<'_> {
     /// The opponent's quiet move among the first two of its node (at
     /// `ply - 1`) allowed a fail high here: it loses continuation history.
     pub(super) fn punish_early_move(&mut self, ply: usize, depth: i32) {
-        if let Some((prev_mover, prev_to)) = self.frame(ply - 1).early_quiet {
+        let previous = self.frame(ply - 1);
+        if let (Some((prev_mover, prev)), true) = (previous.last_quiet, previous.early) {
             let malus = -history_bonus(&self.params, depth + 1);
             for key in self.continuation_keys(ply - 1) {
-                self.histories.update_continuation(key, prev_mover, prev_to, malus);
+                self.histories.update_continuation(key, prev_mover, prev.to(), malus);
             }
         }
     }

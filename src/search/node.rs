@@ -66,7 +66,6 @@ impl Search<'_> {
         let frame = self.frame_mut(ply);
         frame.moved = None;
         frame.moved_to = NO_SQUARE;
-        frame.early_quiet = None;
         frame.last_quiet = None;
         self.pos.make_null();
         self.tt.prefetch(self.pos.hash());
@@ -360,8 +359,8 @@ impl Search<'_> {
             Err(score) => return Step::End(score),
         };
         let frame = self.frame_mut(n.ply);
-        frame.early_quiet = (mv.quiet && legal <= 2).then_some((mover, m.to()));
         frame.last_quiet = mv.quiet.then_some((mover, m));
+        frame.early = legal <= 2;
         let score = self.search_move(n, &mv, legal, extension, &lp.node);
         if self.stopped {
             return Step::End(0);
@@ -574,11 +573,12 @@ impl Search<'_> {
         }
         if let (true, Some(m)) = (node.score >= n.beta, node.mv) {
             self.reward_cutoff(n, m, tried);
-        } else if node.alpha == node.original_alpha && n.excluded.is_none() {
-            self.reward_prior_move(n);
         }
         if n.excluded.is_none() {
             let bound = node.bound(n.beta);
+            if bound == Bound::Upper {
+                self.reward_prior_move(n);
+            }
             // A fail low below a node that was on a principal variation
             // stays marked as one (Stockfish's ttPv propagation).
             let pv = n.tt_pv || (bound == Bound::Upper && n.ply > 0 && n.depth > 3 && self.frame(n.ply - 1).tt_pv);

@@ -34,12 +34,12 @@ pub(super) struct Frame {
     /// already tested it (set only while the parent's move is on the
     /// board, see [`Search::in_check_at`]).
     pub(super) check: Option<bool>,
-    /// The man and destination of the move made from this ply when it is
-    /// a quiet move among the node's first two (for `tt_cut_history`).
-    pub(super) early_quiet: Option<(Cell, Square)>,
     /// The man and the move made from this ply when it is quiet (for
-    /// `fail_low_bonus`; None after a capture, a promotion or a null move).
+    /// `fail_low_bonus`, `early_move_malus` and `tt_cut_history`; None after
+    /// a capture, a promotion or a null move).
     pub(super) last_quiet: Option<(Cell, Move)>,
+    /// That move is among the node's first two (the early-move penalty's).
+    pub(super) early: bool,
     /// The node at this ply is or was on a principal variation (kept for
     /// its singular search, which probes no table).
     pub(super) tt_pv: bool,
@@ -57,8 +57,8 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     moved_to: NO_SQUARE,
     double_extensions: 0,
     check: None,
-    early_quiet: None,
     last_quiet: None,
+    early: false,
     tt_pv: false,
     cutoffs: 0,
 };

@@ -48,6 +48,32 @@ pub struct ImportArgs {
     /// they can be mixed with self-play in one run). 0 keeps the scores.
     #[arg(long, default_value_t = 0.0)]
     pub lambda: f64,
+    /// The player's centipawn scores times this percentage, before the
+    /// blend: another engine's scores brought to this engine's scale (a
+    /// pawn of Fairy-Stockfish's is not a pawn of menagerie's network).
+    /// Mates are kept as mates.
+    #[arg(long, default_value_t = 100.0)]
+    pub score_percent: f64,
+}
+
+/// How an imported player's scores become stored scores.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoreMapping {
+    /// Weight of the game's result (`--lambda`).
+    pub lambda: f64,
+    /// Percentage applied to centipawn scores first (`--score-percent`).
+    pub percent: f64,
+}
+
+impl ScoreMapping {
+    /// The player's scores as they are.
+    pub const KEEP: ScoreMapping = ScoreMapping { lambda: 0.0, percent: 100.0 };
+
+    /// A centipawn score from White's view, scaled then blended with White's points.
+    fn map(self, white_cp: i32, white_points: f64) -> i16 {
+        let scaled = (f64::from(white_cp) * self.percent / 100.0).round().clamp(-32_000.0, 32_000.0) as i16;
+        blend_result(scaled, white_points, self.lambda)
+    }
 }
 
 /// The score (centipawns, White's view) whose win chance
@@ -120,7 +146,7 @@ pub fn import_game(
     pgn: &PgnGame,
     player: &str,
     number: u32,
-    lambda: f64,
+    mapping: ScoreMapping,
 ) -> Result<Imported, String> {
     let colour = match (pgn.tag("White"), pgn.tag("Black")) {
         (Some(w), _) if w == player => Color::White,
@@ -144,7 +170,7 @@ pub fn import_game(
         let said = pgn.comments.get(i).cloned().flatten().and_then(|c| comment_score(&c));
         let score = match said {
             _ if pos.side_to_move() != colour || pos.in_setup() => PlyScore::Random,
-            Some(Mover::Cp(cp)) => PlyScore::Cp(blend_result(white_view(&pos, cp), points, lambda)),
+            Some(Mover::Cp(cp)) => PlyScore::Cp(mapping.map(i32::from(white_view(&pos, cp)), points)),
             Some(Mover::Mate(n)) => PlyScore::Mate(n.clamp(-i16::MAX as i32, i16::MAX as i32) as i16),
             None => PlyScore::Random,
         };
@@ -165,13 +191,17 @@ pub fn run_import_command(args: &ImportArgs, catalogue: &Catalogue) -> Result<()
     if !(0.0..=1.0).contains(&args.lambda) {
         return Err(format!("--lambda must be between 0 and 1, not {}", args.lambda));
     }
+    if !(args.score_percent > 0.0 && args.score_percent <= 1000.0) {
+        return Err(format!("--score-percent must be above 0 and at most 1000, not {}", args.score_percent));
+    }
+    let mapping = ScoreMapping { lambda: args.lambda, percent: args.score_percent };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}-import.data", variant.name)));
     let mut bytes = Vec::new();
     let (mut games, mut skipped, mut scored) = (0u32, 0usize, 0usize);
     for path in &args.pgn {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         for (i, pgn) in read_pgn(&text).iter().enumerate() {
-            match import_game(catalogue.registry(), &variant, pgn, &args.player, games, args.lambda)
+            match import_game(catalogue.registry(), &variant, pgn, &args.player, games, mapping)
                 .map_err(|e| format!("{}: game {}: {e}", path.display(), i + 1))?
             {
                 Imported::Game(game, n) => {
@@ -248,7 +278,7 @@ mod tests {
                     d6 {-0.20/10 0.1s} 4. Ng5 {+1.00/13 0.1s} Qxg5 {+M3/20 0.1s} {Black wins} 0-1\n";
         let pgn = &read_pgn(text)[0];
         let Imported::Game(game, scored) =
-            import_game(&Registry::builtin(), &chess(), pgn, "menagerie", 7, 0.0).expect("imports")
+            import_game(&Registry::builtin(), &chess(), pgn, "menagerie", 7, ScoreMapping::KEEP).expect("imports")
         else {
             panic!("skipped");
         };
@@ -262,7 +292,7 @@ mod tests {
         game.replay(&chess(), |pos, n, ply, m| seen.push((n, pos.move_to_uci(m, false), ply.score))).expect("replays");
         assert_eq!(seen[7].1, "d8g5", "the moves are the PGN's");
 
-        let white = import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, 0.0).expect("imports");
+        let white = import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, ScoreMapping::KEEP).expect("imports");
         let Imported::Game(game, scored) = white else { panic!("skipped") };
         assert_eq!((scored, plies(&game)[2]), (3, Cp(40)), "White's scores are White's view");
     }
@@ -271,36 +301,69 @@ mod tests {
     fn the_result_is_blended_into_the_players_scores() {
         let text = "[White \"menagerie\"]\n[Black \"x\"]\n[Result \"1-0\"]\n\n1. e4 {+0.00/12 0.1s} e5 1-0\n";
         let pgn = &read_pgn(text)[0];
-        let Imported::Game(game, _) =
-            import_game(&Registry::builtin(), &chess(), pgn, "menagerie", 0, 0.5).expect("imports")
-        else {
+        let Imported::Game(game, _) = import_game(
+            &Registry::builtin(),
+            &chess(),
+            pgn,
+            "menagerie",
+            0,
+            ScoreMapping { lambda: 0.5, percent: 100.0 },
+        )
+        .expect("imports") else {
             panic!("skipped");
         };
         assert_eq!(plies(&game)[0], PlyScore::Cp(439));
     }
 
     #[test]
+    fn another_engines_scores_are_scaled_before_the_blend() {
+        let text = "[White \"fsf\"]\n[Black \"menagerie\"]\n[Result \"1/2-1/2\"]\n\n\
+                    1. e4 {+1.00/12 0.1s} e5 {+0.50/9} 2. Nf3 {-0.31/12 0.1s} Nc6 3. Bb5 {+M2/20} 1/2-1/2\n";
+        let pgn = &read_pgn(text)[0];
+        let scaled = ScoreMapping { lambda: 0.0, percent: 64.0 };
+        let Imported::Game(game, scored) =
+            import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, scaled).expect("imports")
+        else {
+            panic!("skipped");
+        };
+        use PlyScore::{Cp, Mate, Random};
+        assert_eq!(scored, 2);
+        // 100 and -31 centipawns become 64 and -20 (-19.84 rounded); the mate stays a mate.
+        assert_eq!(plies(&game), [Cp(64), Random, Cp(-20), Random, Mate(2)]);
+        // Scaled first, then blended: a draw's blend pulls 64 toward 0.
+        let both = ScoreMapping { lambda: 0.5, percent: 64.0 };
+        let Imported::Game(game, _) =
+            import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, both).expect("imports")
+        else {
+            panic!("skipped");
+        };
+        assert_eq!(plies(&game)[0], Cp(blend_result(64, 0.5, 0.5)));
+        assert!(blend_result(64, 0.5, 0.5) < 64 && blend_result(64, 0.5, 0.5) > 0);
+    }
+
+    #[test]
     fn other_games_are_left_out_and_bad_moves_named() {
         let other = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
         assert_eq!(
-            import_game(&Registry::builtin(), &chess(), &read_pgn(other)[0], "menagerie", 0, 0.0),
+            import_game(&Registry::builtin(), &chess(), &read_pgn(other)[0], "menagerie", 0, ScoreMapping::KEEP),
             Ok(Imported::Skipped)
         );
         let unfinished = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. e4 {+0.10/5} *\n";
         assert_eq!(
-            import_game(&Registry::builtin(), &chess(), &read_pgn(unfinished)[0], "menagerie", 0, 0.0),
+            import_game(&Registry::builtin(), &chess(), &read_pgn(unfinished)[0], "menagerie", 0, ScoreMapping::KEEP),
             Ok(Imported::Skipped)
         );
         let bad = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n";
-        let error =
-            import_game(&Registry::builtin(), &chess(), &read_pgn(bad)[0], "menagerie", 0, 0.0).expect_err("illegal");
+        let error = import_game(&Registry::builtin(), &chess(), &read_pgn(bad)[0], "menagerie", 0, ScoreMapping::KEEP)
+            .expect_err("illegal");
         assert!(error.starts_with("ply 3 (Ke3)"), "{error}");
         let fen = "[White \"menagerie\"]\n[Black \"b\"]\n[FEN \"8/8/8\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
-        let error =
-            import_game(&Registry::builtin(), &chess(), &read_pgn(fen)[0], "menagerie", 0, 0.0).expect_err("bad FEN");
+        let error = import_game(&Registry::builtin(), &chess(), &read_pgn(fen)[0], "menagerie", 0, ScoreMapping::KEEP)
+            .expect_err("bad FEN");
         assert!(error.starts_with("bad start position"), "{error}");
         let unknown = "[White \"menagerie\"]\n[Black \"b\"]\n[Variant \"nochess\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
-        let error = import_game(&Registry::builtin(), &chess(), &read_pgn(unknown)[0], "menagerie", 0, 0.0);
+        let error =
+            import_game(&Registry::builtin(), &chess(), &read_pgn(unknown)[0], "menagerie", 0, ScoreMapping::KEEP);
         assert_eq!(error, Err("unknown variant \"nochess\"".to_string()));
     }
 
@@ -313,7 +376,8 @@ mod tests {
         let text = "[White \"menagerie\"]\n[Black \"b\"]\n[Variant \"caparandom\"]\n[Result \"1-0\"]\n\n\
                     1. h3 {+0.10/5} Nh6 2. Ci3 {+0.20/5} 1-0\n";
         let Imported::Game(game, scored) =
-            import_game(&registry, &relocation, &read_pgn(text)[0], "menagerie", 0, 0.0).expect("imports")
+            import_game(&registry, &relocation, &read_pgn(text)[0], "menagerie", 0, ScoreMapping::KEEP)
+                .expect("imports")
         else {
             panic!("skipped")
         };
@@ -322,7 +386,7 @@ mod tests {
         assert_eq!((game.start.as_deref(), scored), (Some(start.as_str()), 2));
         let same = "[White \"menagerie\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {+0.10/5} 1-0\n";
         let Imported::Game(game, _) =
-            import_game(&registry, &chess(), &read_pgn(same)[0], "menagerie", 0, 0.0).expect("imports")
+            import_game(&registry, &chess(), &read_pgn(same)[0], "menagerie", 0, ScoreMapping::KEEP).expect("imports")
         else {
             panic!("skipped")
         };

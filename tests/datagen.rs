@@ -337,11 +337,13 @@ fn match_games_import_as_one_players_data() {
         checked.status.success() && text.contains("ok (data for chess: ") && text.contains("from 2 games"),
         "{text}"
     );
-    // Refused in one line: an unknown variant, a player who played no game, a weight out of range.
+    // Refused in one line: an unknown variant, a player who played no game, a weight or scale out of range.
     for args in [
         vec!["import", "--variant", "nochess", "--player", "a", "--pgn", pgn],
         vec!["import", "--variant", "chess", "--player", "nobody", "--pgn", pgn, "--out", data],
         vec!["import", "--variant", "chess", "--player", "a", "--pgn", pgn, "--lambda", "2", "--out", data],
+        vec!["import", "--variant", "chess", "--player", "a", "--pgn", pgn, "--score-percent", "0", "--out", data],
+        vec!["import", "--variant", "chess", "--player", "a", "--pgn", pgn, "--score-percent", "NaN", "--out", data],
         vec!["import", "--variant", "chess", "--player", "a", "--pgn", "missing.pgn", "--out", data],
     ] {
         let refused = run(&args);

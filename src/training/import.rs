@@ -330,15 +330,18 @@ mod tests {
         assert_eq!(scored, 2);
         // 100 and -31 centipawns become 64 and -20 (-19.84 rounded); the mate stays a mate.
         assert_eq!(plies(&game), [Cp(64), Random, Cp(-20), Random, Mate(2)]);
-        // Scaled first, then blended: a draw's blend pulls 64 toward 0.
+        // Scaled first, then blended: in a won game at lambda 0.5, 64 centipawns
+        // become 483 (half of sigmoid(64/400), half the win's 1.0); blending
+        // the unscaled 100 first and scaling after would give 326.
+        let won =
+            &read_pgn("[White \"fsf\"]\n[Black \"menagerie\"]\n[Result \"1-0\"]\n\n1. e4 {+1.00/12 0.1s} e5 1-0\n")[0];
         let both = ScoreMapping { lambda: 0.5, percent: 64.0 };
         let Imported::Game(game, _) =
-            import_game(&Registry::builtin(), &chess(), pgn, "fsf", 0, both).expect("imports")
+            import_game(&Registry::builtin(), &chess(), won, "fsf", 0, both).expect("imports")
         else {
             panic!("skipped");
         };
-        assert_eq!(plies(&game)[0], Cp(blend_result(64, 0.5, 0.5)));
-        assert!(blend_result(64, 0.5, 0.5) < 64 && blend_result(64, 0.5, 0.5) > 0);
+        assert_eq!(plies(&game)[0], Cp(483));
     }
 
     #[test]

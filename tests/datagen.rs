@@ -447,3 +447,81 @@ fn rescore_scores_plies_keeps_the_games_and_resumes_as_an_unbroken_run() {
     let message = String::from_utf8_lossy(&missing.stderr);
     assert!(!missing.status.success() && message.trim().lines().count() == 1, "{message}");
 }
+
+#[test]
+fn rescore_with_another_engine_scores_every_ply_scaled_and_resumes() {
+    let dir = TempDir::new("rescore-engine");
+    let exe = env!("CARGO_BIN_EXE_menagerie");
+    let input = datagen(&dir, &["--threads", "2"], "played.data");
+    let played = games_of(&input);
+    let path = |name: &str| dir.join(name).to_str().expect("utf-8").to_string();
+    // The teacher is this program over UCI, one thread, fixed nodes: deterministic.
+    let engine = format!("cmd={exe} uci");
+    let rescore = |extra: &[&str], out: &str| {
+        let output = Command::new(exe)
+            .args(["rescore", "--variant", "chess", "--nodes", "300", "--all", "--threads", "1"])
+            .args(["--data", &path("played.data"), "--out", &path(out)])
+            .args(["--engine", &engine, "name=teacher", "option.Threads=1"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        games_of(&std::fs::read(dir.join(out)).expect("written"))
+    };
+    let whole = rescore(&[], "whole.data");
+    assert_eq!(whole.len(), played.len());
+    for (before, after) in played.iter().zip(&whole) {
+        assert_eq!((before.number, before.result, &before.start), (after.number, after.result, &after.start));
+        assert!(before.plies.iter().map(|p| p.index).eq(after.plies.iter().map(|p| p.index)));
+        // Every ply scored, the random opening ones too.
+        assert!(after.plies.iter().all(|p| p.score != PlyScore::Random), "game {}", after.number);
+    }
+    // The engine's scores are White's view, as this program's own rescore
+    // writes them: where both searches call a ply clearly won for one
+    // side, they agree on the side.
+    let own = Command::new(exe)
+        .args(["rescore", "--variant", "chess", "--nodes", "300", "--all", "--threads", "1"])
+        .args(["--data", &path("played.data"), "--out", &path("own.data")])
+        .output()
+        .expect("runs");
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    let own = games_of(&std::fs::read(dir.join("own.data")).expect("written"));
+    let (mut clear, mut agree) = (0, 0);
+    for (a, b) in whole.iter().flat_map(|g| &g.plies).zip(own.iter().flat_map(|g| &g.plies)) {
+        if let (PlyScore::Cp(x), PlyScore::Cp(y)) = (a.score, b.score) {
+            if x.abs() >= 150 && y.abs() >= 150 {
+                clear += 1;
+                agree += usize::from((x > 0) == (y > 0));
+            }
+        }
+    }
+    assert!(clear >= 5 && agree * 10 >= clear * 9, "{agree} of {clear} clear scores agree");
+    // --score-percent 50: the same searches, every centipawn score halved.
+    let halved = rescore(&["--score-percent", "50"], "halved.data");
+    for (a, h) in whole.iter().flat_map(|g| &g.plies).zip(halved.iter().flat_map(|g| &g.plies)) {
+        match (a.score, h.score) {
+            (PlyScore::Cp(x), PlyScore::Cp(y)) => assert_eq!((f64::from(x) / 2.0).round() as i16, y),
+            (x, y) => assert_eq!(x, y),
+        }
+    }
+    // Stopped after one game and resumed: the unbroken run's games.
+    assert_eq!(rescore(&["--stop-after", "1"], "resumed.data").len(), 1);
+    assert_eq!(rescore(&["--resume"], "resumed.data"), whole);
+    // Refused in one line: an engine that does not start, an engine
+    // variant unknown, a scale out of range, an engine variant without an engine.
+    for (args, out) in [
+        (vec!["--engine", "cmd=/no/such/engine"], "none.data"),
+        (vec!["--engine", &engine, "--engine-variant", "nochess"], "x.data"),
+        (vec!["--engine", &engine, "--score-percent", "0"], "x.data"),
+        (vec!["--engine-variant", "chess"], "x.data"),
+    ] {
+        let refused = Command::new(exe)
+            .args(["rescore", "--variant", "chess", "--nodes", "300", "--threads", "1"])
+            .args(["--data", &path("played.data"), "--out", &path(out)])
+            .args(&args)
+            .output()
+            .expect("runs");
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success() && message.trim().lines().count() == 1, "{args:?}: {message}");
+    }
+}

@@ -1,7 +1,8 @@
 //! Learning from self-play: games played by the engine ([`selfplay`]) kept
 //! as training data, the network's data ([`datagen`], its shards joined by
 //! [`join`]; match games turned into data: [`import`]; games scored again by a
-//! deeper search or on the other player's plies: [`rescore`]) and trainer
+//! deeper search or on the other player's plies: [`rescore`], or by another
+//! engine: [`teacher`]) and trainer
 //! ([`train`], reading positions as a stream: [`source`]; the command and
 //! its checkpoints: [`train_command`], [`checkpoint`]), and the linear
 //! evaluation's tuner ([`tune`], fitting with [`fit`]), which read the same
@@ -21,6 +22,7 @@ pub mod positions;
 pub mod rescore;
 pub mod selfplay;
 pub mod source;
+pub mod teacher;
 pub mod train;
 pub mod train_command;
 pub mod tune;

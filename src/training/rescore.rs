@@ -16,14 +16,16 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::command_line;
 use super::datagen::finished_game_numbers;
+use super::teacher::Teacher;
 use super::train_command::data_commands;
 use super::workers::on_search_threads;
+use super::{command_line, without_folders};
 use crate::eval::catalogue::Catalogue;
 use crate::eval::nnue::data::{header_text, DataHeader, Item, PositionReader};
 use crate::eval::nnue::games::{white_view, Filter, Game, PlyScore};
 use crate::eval::{EvalMode, Evaluator};
+use crate::players::PlayerSpec;
 use crate::rules::moves::MoveList;
 use crate::rules::variant::Variant;
 use crate::search::tt::TranspositionTable;
@@ -54,6 +56,20 @@ pub struct RescoreArgs {
     /// cut off at its end is dropped) and score the rest.
     #[arg(long)]
     pub resume: bool,
+    /// Score with another UCI engine instead of this one's search:
+    /// `cmd=COMMAND name=NAME option.NAME=VALUE` (as `match --engine`); one
+    /// copy runs per thread, each ply searched with `go nodes` --nodes.
+    #[arg(long, num_args = 1..)]
+    pub engine: Vec<String>,
+    /// With --engine: the variant it is told (`UCI_Variant`), when it knows
+    /// the data's by another name (`relocation` data after its setup is
+    /// `caparandom`). Default: --variant.
+    #[arg(long)]
+    pub engine_variant: Option<String>,
+    /// With --engine: its centipawn scores times this percentage, brought to
+    /// this engine's scale as `import --score-percent` does. Mates are kept.
+    #[arg(long, default_value_t = 100.0)]
+    pub score_percent: f64,
     /// Score at most this many games, then stop as a killed run would (for tests).
     #[arg(long, hide = true)]
     pub stop_after: Option<usize>,
@@ -62,7 +78,31 @@ pub struct RescoreArgs {
 impl RescoreArgs {
     /// The settings that decide the output, as its block header keeps them.
     fn settings(&self) -> String {
-        format!("--rescore {} --nodes {}{}", self.input_name(), self.nodes, if self.all { " --all" } else { "" })
+        let mut settings =
+            format!("--rescore {} --nodes {}{}", self.input_name(), self.nodes, if self.all { " --all" } else { "" });
+        if !self.engine.is_empty() {
+            // The engine by its settings, its program without folders.
+            let engine: Vec<String> = self.engine.iter().map(|word| without_folders(word)).collect();
+            settings.push_str(&format!(" --engine {} --score-percent {}", engine.join(" "), self.score_percent));
+            if let Some(name) = &self.engine_variant {
+                settings.push_str(&format!(" --engine-variant {name}"));
+            }
+        }
+        settings
+    }
+
+    /// The teacher named by --engine, if any.
+    fn teacher(&self, catalogue: &Catalogue) -> Result<Option<Teacher>, String> {
+        if self.engine.is_empty() {
+            return Ok(None);
+        }
+        let spec = PlayerSpec::from_tokens(&self.engine).map_err(|e| format!("--engine: {e}"))?;
+        let name = self.engine_variant.as_deref().unwrap_or(&self.variant);
+        let variant = catalogue.get(name).ok_or_else(|| format!("unknown --engine-variant '{name}'"))?;
+        if !(self.score_percent > 0.0 && self.score_percent <= 1000.0) {
+            return Err(format!("--score-percent must be above 0 and at most 1000, not {}", self.score_percent));
+        }
+        Ok(Some(Teacher::new(spec, variant, self.nodes, self.score_percent)))
     }
 
     /// The input's file name, without its folders, as headers name it.
@@ -76,6 +116,13 @@ pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     if args.nodes == 0 || args.threads == Some(0) {
         return Err("--nodes and --threads must be at least 1".to_string());
+    }
+    if args.engine_variant.is_some() && args.engine.is_empty() {
+        return Err("--engine-variant needs --engine".to_string());
+    }
+    let teacher = args.teacher(catalogue)?;
+    if let Some(teacher) = &teacher {
+        teacher.start()?;
     }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (made_by, games) = read_games(&args.data, &variant)?;
@@ -104,13 +151,21 @@ pub fn run_rescore_command(args: &RescoreArgs, catalogue: &Catalogue) -> Result<
         eprintln!("{} holds {done} scored games; scoring the {} left", out.display(), todo.len());
     }
     let eval = catalogue.evaluator(&variant, EvalMode::Full);
-    let plan = Plan { variant: &variant, eval: &eval, nodes: args.nodes, all: args.all };
+    let plan = Plan { variant: &variant, eval: &eval, nodes: args.nodes, all: args.all, teacher: teacher.as_ref() };
     let writer = InOrder { state: Mutex::new(WriterState { file, next: 0, waiting: BTreeMap::new(), failure: None }) };
     let start = Instant::now();
-    let searched = score_games(&plan, todo, threads, &writer);
+    let (searched, engine_failure) = score_games(&plan, todo, threads, &writer);
+    drop(teacher);
     let state = writer.state.into_inner().map_err(|_| "a scoring thread failed".to_string())?;
     if let Some(error) = state.failure {
         return Err(format!("cannot write {}: {error}", out.display()));
+    }
+    if let Some(error) = engine_failure {
+        return Err(format!(
+            "{error}; {} holds the {} games scored before it, and --resume carries on",
+            out.display(),
+            done + state.next
+        ));
     }
     let seconds = start.elapsed().as_secs_f64();
     println!(
@@ -147,19 +202,40 @@ struct Plan<'a> {
     eval: &'a Evaluator,
     nodes: u64,
     all: bool,
+    /// Another engine that scores instead of this one's search.
+    teacher: Option<&'a Teacher>,
 }
 
 /// Scores `games` on `threads` threads, handing each to `writer` with its
-/// index; returns the plies searched. Progress goes to stderr.
-fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder) -> usize {
+/// index; returns the plies searched, and the teacher's first failure
+/// (the games from the failed one on are then left unwritten). Progress
+/// goes to stderr.
+fn score_games(plan: &Plan<'_>, games: &[Game], threads: usize, writer: &InOrder) -> (usize, Option<String>) {
+    let failure: Mutex<Option<String>> = Mutex::new(None);
     let score = |index: usize, tt: &mut TranspositionTable| {
-        let (game, searched) = score_game(plan, tt, &games[index]);
-        writer.write(index, game);
-        searched
+        let scored = match plan.teacher {
+            None => Ok(score_game(plan, tt, &games[index])),
+            // After a failure the rest is left for --resume.
+            Some(_) if failure.lock().map_or(true, |f| f.is_some()) => return 0,
+            Some(teacher) => teacher.score_game(plan.variant, &games[index], plan.all),
+        };
+        match scored {
+            Ok((game, searched)) => {
+                writer.write(index, game);
+                searched
+            }
+            Err(error) => {
+                if let Ok(mut first) = failure.lock() {
+                    first.get_or_insert(error);
+                }
+                0
+            }
+        }
     };
     let line =
         |done: usize, plies: usize, eta: f64| format!("games {done}/{}  plies {plies}  ETA {eta:.0}s", games.len());
-    on_search_threads("rescore", threads, games.len(), score, line)
+    let searched = on_search_threads("rescore", threads, games.len(), score, line);
+    (searched, failure.into_inner().unwrap_or(None))
 }
 
 /// `game` with its plies scored by a search of `plan.nodes` nodes (the
@@ -244,6 +320,9 @@ mod tests {
             all: true,
             threads: None,
             resume: false,
+            engine: Vec::new(),
+            engine_variant: None,
+            score_percent: 100.0,
             stop_after: None,
         };
         assert_eq!(args.settings(), "--rescore spar.data --nodes 3000 --all");

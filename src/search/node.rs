@@ -400,16 +400,18 @@ impl Search<'_> {
         Prune::Keep
     }
 
-    /// Futility of a capture (`capture_futility_margin`): even winning its
-    /// victim, with the margin and the capture's history, leaves the static
-    /// evaluation below alpha near the leaves.
+    /// Pruning of a capture near the leaves: with `capture_history_prune`,
+    /// one at reduced depth 0 that has failed before (negative capture
+    /// history); with `capture_futility_margin`, one whose victim, with the
+    /// margin and the capture's history, leaves the static evaluation below
+    /// alpha.
     #[inline]
     fn prune_capture(&self, n: &NodeInfo, mv: &MoveInfo, node: &NodeBest) -> bool {
-        let margin = self.params.capture_futility_margin;
+        let p = &self.params;
         let Some(victim) = mv.victim else {
             return false;
         };
-        if margin == 0 || !n.may_prune(node) {
+        if (p.capture_futility_margin == 0 && p.capture_history_prune == 0) || !n.may_prune(node) {
             return false;
         }
         let lmr_depth = mv.lmr_depth(n.depth);
@@ -417,7 +419,12 @@ impl Search<'_> {
             return false;
         }
         let history = self.histories.capture(mv.mover, mv.m.to(), victim);
-        n.static_eval + margin * (1 + lmr_depth) + self.eval.value(victim) + history / 7 <= node.alpha
+        if p.capture_history_prune != 0 && lmr_depth == 0 && history < 0 {
+            return true;
+        }
+        p.capture_futility_margin != 0
+            && n.static_eval + p.capture_futility_margin * (1 + lmr_depth) + self.eval.value(victim) + history / 7
+                <= node.alpha
     }
 
     /// Exchange pruning near the leaves: captures and quiet moves (not the

@@ -176,6 +176,10 @@ pub struct SearchParams {
     /// lift the static evaluation to alpha is pruned, reduced depth below
     /// 7 (Stockfish's capture futility; 0: off).
     pub capture_futility_margin: i32,
+    /// Capture-history pruning (Fairy-Stockfish's): 1 prunes a capture
+    /// (never the node's first move) whose reduced depth is 0 and whose
+    /// capture history is negative, where the node may prune; 0 off.
+    pub capture_history_prune: i32,
     /// History of the move that led to a node that failed low (Stockfish's
     /// prior countermove bonus): 0 off; 1 its continuation histories gain a
     /// cutoff's bonus (depth 3 or more, or a PV node); 2 the quiet history
@@ -264,6 +268,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_cutoff_count: 0,
     lmr_research_history: 1,
     capture_futility_margin: 0,
+    capture_history_prune: 0,
     fail_low_bonus: 0,
     early_move_malus: 0,
     continuation_ply4: 0,
@@ -369,6 +374,7 @@ by_name!(
     lmr_cutoff_count,
     lmr_research_history,
     capture_futility_margin,
+    capture_history_prune,
     fail_low_bonus,
     early_move_malus,
     continuation_ply4,
@@ -416,7 +422,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 69);
+        assert_eq!(SearchParams::NAMES.len(), 70);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -81,7 +81,7 @@ enum Command {
     Join(menagerie::training::join::JoinArgs),
     /// Training data from match games: one player's plies with the scores of its PGN comments.
     Import(menagerie::training::import::ImportArgs),
-    /// Score the plies of a data file's games again with this engine's search (the unscored ones, or all).
+    /// Score the plies of a data file's games again with this engine's search or another UCI engine's (the unscored ones, or all).
     Rescore(menagerie::training::rescore::RescoreArgs),
     /// Train a network on datagen's positions (writes NAME.nnue).
     Train(menagerie::training::train_command::TrainArgs),

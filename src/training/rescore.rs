@@ -2,7 +2,9 @@
 //! again by this engine's search. Two uses: plies without a score (the
 //! other player's in an imported match, the random opening plies) get one,
 //! so a match's games teach from both sides' moves; and with `--all`, every
-//! ply gets a deeper search than the one that played it.
+//! ply gets a deeper search than the one that played it. With `--engine`
+//! another UCI engine scores instead ([`super::teacher`]): a stronger
+//! engine's judgement on any position of the data.
 //!
 //! The games keep their moves, numbers and results; only the scores change.
 //! They are written in the input's order as they are done, so a stopped

@@ -71,8 +71,22 @@ impl ScoreMapping {
 
     /// A centipawn score from White's view, scaled then blended with White's points.
     fn map(self, white_cp: i32, white_points: f64) -> i16 {
-        let scaled = (f64::from(white_cp) * self.percent / 100.0).round().clamp(-32_000.0, 32_000.0) as i16;
-        blend_result(scaled, white_points, self.lambda)
+        blend_result(scaled_cp(white_cp, self.percent), white_points, self.lambda)
+    }
+}
+
+/// Another engine's centipawns brought to this engine's scale
+/// (`--score-percent`), rounded and bounded as stored scores are.
+pub fn scaled_cp(cp: i32, percent: f64) -> i16 {
+    (f64::from(cp) * percent / 100.0).round().clamp(-32_000.0, 32_000.0) as i16
+}
+
+/// `--score-percent` as `import` and `rescore --engine` take it: above 0, at most 1000.
+pub fn check_score_percent(percent: f64) -> Result<(), String> {
+    if percent > 0.0 && percent <= 1000.0 {
+        Ok(())
+    } else {
+        Err(format!("--score-percent must be above 0 and at most 1000, not {percent}"))
     }
 }
 
@@ -171,7 +185,7 @@ pub fn import_game(
         let score = match said {
             _ if pos.side_to_move() != colour || pos.in_setup() => PlyScore::Random,
             Some(Mover::Cp(cp)) => PlyScore::Cp(mapping.map(i32::from(white_view(&pos, cp)), points)),
-            Some(Mover::Mate(n)) => PlyScore::Mate(n.clamp(-i16::MAX as i32, i16::MAX as i32) as i16),
+            Some(Mover::Mate(n)) => PlyScore::mate(n),
             None => PlyScore::Random,
         };
         if !game.push(&mut pos, m, score) {
@@ -191,9 +205,7 @@ pub fn run_import_command(args: &ImportArgs, catalogue: &Catalogue) -> Result<()
     if !(0.0..=1.0).contains(&args.lambda) {
         return Err(format!("--lambda must be between 0 and 1, not {}", args.lambda));
     }
-    if !(args.score_percent > 0.0 && args.score_percent <= 1000.0) {
-        return Err(format!("--score-percent must be above 0 and at most 1000, not {}", args.score_percent));
-    }
+    check_score_percent(args.score_percent)?;
     let mapping = ScoreMapping { lambda: args.lambda, percent: args.score_percent };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{}-import.data", variant.name)));
     let mut bytes = Vec::new();

@@ -19,6 +19,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::datagen::finished_game_numbers;
+use super::import::check_score_percent;
 use super::teacher::Teacher;
 use super::train_command::data_commands;
 use super::workers::on_search_threads;
@@ -101,9 +102,7 @@ impl RescoreArgs {
         let spec = PlayerSpec::from_tokens(&self.engine).map_err(|e| format!("--engine: {e}"))?;
         let name = self.engine_variant.as_deref().unwrap_or(&self.variant);
         let variant = catalogue.get(name).ok_or_else(|| format!("unknown --engine-variant '{name}'"))?;
-        if !(self.score_percent > 0.0 && self.score_percent <= 1000.0) {
-            return Err(format!("--score-percent must be above 0 and at most 1000, not {}", self.score_percent));
-        }
+        check_score_percent(self.score_percent)?;
         Ok(Some(Teacher::new(spec, variant, self.nodes, self.score_percent)))
     }
 
@@ -262,7 +261,7 @@ fn score_game(plan: &Plan<'_>, tt: &mut TranspositionTable, game: &Game) -> (Gam
             if found.best.is_some() {
                 ply.score = match found.score {
                     Score::Cp(cp) => PlyScore::Cp(white_view(&pos, cp)),
-                    Score::Mate(n) => PlyScore::Mate(n.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16),
+                    Score::Mate(n) => PlyScore::mate(n),
                 };
                 searched += 1;
             }

@@ -13,6 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::import::scaled_cp;
 use crate::board::position::Position;
 use crate::eval::nnue::games::{white_view, Game, PlyScore};
 use crate::game::tc::{Clock, TimeControl};
@@ -98,11 +99,8 @@ impl Teacher {
     /// scaled and seen from White, a mate kept as the engine's distance.
     fn ply_score(&self, pos: &Position, cp: Option<i32>, mate: Option<i32>) -> Option<PlyScore> {
         match (mate, cp) {
-            (Some(n), _) => Some(PlyScore::Mate(n.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16)),
-            (None, Some(cp)) => {
-                let scaled = (f64::from(cp) * self.percent / 100.0).round().clamp(-32_000.0, 32_000.0) as i32;
-                Some(PlyScore::Cp(white_view(pos, scaled)))
-            }
+            (Some(n), _) => Some(PlyScore::mate(n)),
+            (None, Some(cp)) => Some(PlyScore::Cp(white_view(pos, i32::from(scaled_cp(cp, self.percent))))),
             (None, None) => None,
         }
     }

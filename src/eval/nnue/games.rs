@@ -48,6 +48,13 @@ pub enum PlyScore {
     Mate(i16),
 }
 
+impl PlyScore {
+    /// A mate in `n` moves (mover's view), bounded to what a ply stores.
+    pub fn mate(n: i32) -> PlyScore {
+        PlyScore::Mate(n.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16)
+    }
+}
+
 /// One ply: the move's index among the legal moves, and its score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ply {

@@ -197,6 +197,11 @@ pub struct SearchParams {
     /// Late-move reductions: plies less at a node that is or was on a
     /// principal variation, as the table remembers (Stockfish's `ttPv`; 0 off).
     pub tt_pv_reduction: i32,
+    /// 1: the root's frame gets its static evaluation (out of check and
+    /// setup), so nodes two plies down compare with it for `improving`, as
+    /// Fairy-Stockfish's do; 0: it has none, and every such node counts as
+    /// improving.
+    pub root_eval: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -273,6 +278,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     early_move_malus: 0,
     continuation_ply4: 0,
     tt_pv_reduction: 0,
+    root_eval: 0,
     time_percent: 100,
 };
 
@@ -379,6 +385,7 @@ by_name!(
     early_move_malus,
     continuation_ply4,
     tt_pv_reduction,
+    root_eval,
     time_percent,
 );
 
@@ -422,7 +429,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 70);
+        assert_eq!(SearchParams::NAMES.len(), 71);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -185,6 +185,7 @@ impl Search<'_> {
         }
         let max_depth = self.limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
         let multipv = self.limits.multipv.clamp(1, root.len());
+        self.frame_mut(0).static_eval = self.root_static_eval();
         let mut progress =
             Deepening { completed: 0, reached: 1, last_best: root[0].mv, stable_iterations: 0, reported: None };
         for depth in 1..=max_depth {
@@ -229,6 +230,16 @@ impl Search<'_> {
         let tt_move = self.tt.probe(self.pos.hash()).and_then(|h| h.mv);
         root.sort_by_cached_key(|r| std::cmp::Reverse(self.score_move_settled(r.mv, tt_move, 0)));
         root
+    }
+
+    /// The root's static evaluation for the nodes two plies down to compare
+    /// with (`root_eval`); none in check, in a setup, or with the switch off.
+    fn root_static_eval(&mut self) -> i32 {
+        if self.params.root_eval == 0 || self.pos.in_setup() || self.pos.in_check() {
+            return -INFINITE;
+        }
+        let raw = self.evaluate(0);
+        self.corrected_eval(raw)
     }
 
     /// The outcome when there is no move to search: mated, or stalemated.

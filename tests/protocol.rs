@@ -424,6 +424,46 @@ fn material_evaluation_scores_material_alone() {
     s.quit("quit");
 }
 
+#[test]
+fn eval_prints_the_static_evaluation_from_whites_side() {
+    let mut s = Engine::start(&["uci"]);
+    s.send("uci");
+    s.expect(5, "uciok", |l| l == "uciok");
+    // Material alone: the knight and the pawn of chess.var (320 + 100), from
+    // White's side whoever is to move.
+    s.send("setoption name Evaluation value material");
+    for side in ["w", "b"] {
+        s.send(&format!("position fen 4k3/8/8/8/3N4/8/P7/4K3 {side} - - 0 1"));
+        s.send("eval");
+        s.expect(5, "material line", |l| l == "Material evaluation  +4.20 (white side)");
+        s.expect(5, "final line", |l| l == "Final evaluation     +4.20 (white side)");
+    }
+    // The full evaluation: the linear terms group by group, then the
+    // network, which the search uses when both sides are armed.
+    s.send("setoption name Evaluation value full");
+    s.send("position startpos moves e2e4 e7e5 g1f3");
+    s.send("eval");
+    let mut groups = Vec::new();
+    let network = loop {
+        let line = s.expect(5, "eval line", |_| true);
+        if let Some(value) = line.strip_prefix("Network evaluation") {
+            break value.trim().to_string();
+        }
+        if let Some((group, _)) = line.split_once('|') {
+            groups.push(group.trim().to_string());
+        }
+    };
+    let want =
+        ["Linear term", "Material", "Centralisation", "Mobility", "Threats", "King safety", "Pawns", "Tempo", "Mop-up"];
+    assert_eq!(groups, want);
+    let fin = s.expect_prefix(5, "Final evaluation");
+    assert_eq!(fin.strip_prefix("Final evaluation").map(str::trim), Some(network.as_str()));
+    // Still alive and answering.
+    s.send("isready");
+    s.expect(5, "readyok", |l| l == "readyok");
+    s.quit("quit");
+}
+
 /// One reported line: depth, number among the lines of its depth, score, first move.
 #[derive(Clone, Debug)]
 struct PvLine {

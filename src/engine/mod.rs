@@ -560,6 +560,11 @@ impl Engine {
         self.pos.game_end()
     }
 
+    /// The static evaluation of the position, term by term (the `eval` command).
+    pub fn eval_text(&self) -> String {
+        self.evaluator.report(&self.pos).join("\n") + "\n"
+    }
+
     /// A picture of the board, the FEN and the hash (the `d` command).
     pub fn board_text(&self) -> String {
         let shape = self.variant.shape;

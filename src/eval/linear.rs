@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrayvec::ArrayVec;
 
 use crate::board::position::Position;
-use crate::eval::{Evaluator, Weight};
+use crate::eval::{Evaluator, Layout, Weight};
 use crate::rules::geometry::{offset, Square, MAILBOX_SIZE, MAILBOX_WIDTH, MAX_BOARD_SIDE};
 use crate::rules::motion::{for_each_attacked, for_each_target, Board};
 use crate::rules::piece::{Cell, Color, PieceKind, MAX_KINDS};
@@ -63,7 +63,37 @@ impl Trace {
             .sum();
         sum * self.scale as f64 / SCALE_MAX as f64
     }
+
+    /// [`Trace::score`] split by what the terms are about: one
+    /// `(group, centipawns)` per group of [`TERM_GROUPS`], White's view,
+    /// blended and scaled as the whole score is (the `eval` command's table).
+    pub fn by_group(&self, weights: &[Weight], layout: &Layout) -> Vec<(&'static str, f64)> {
+        let phase = self.phase as f64 / PHASE_MAX as f64;
+        let scale = self.scale as f64 / SCALE_MAX as f64;
+        let mut groups: Vec<(&'static str, f64)> = TERM_GROUPS.iter().map(|&(group, _)| (group, 0.0)).collect();
+        for &(p, mg, eg) in &self.terms {
+            let w = weights[p as usize];
+            let family = layout.name(p as usize).split('.').next().unwrap_or_default();
+            if let Some(at) = TERM_GROUPS.iter().position(|(_, families)| families.contains(&family)) {
+                groups[at].1 += (w.mg as f64 * mg as f64 * phase + w.eg as f64 * eg as f64 * (1.0 - phase)) * scale;
+            }
+        }
+        groups
+    }
 }
+
+/// The parameter families ([`Layout`]) of each group the `eval` command
+/// shows; every family is in one group.
+pub const TERM_GROUPS: [(&str, &[&str]); 8] = [
+    ("Material", &["material", "hand"]),
+    ("Centralisation", &["centre"]),
+    ("Mobility", &["mobility"]),
+    ("Threats", &["threat", "hanging"]),
+    ("King safety", &["king_attack", "shield", "tropism", "king_forward"]),
+    ("Pawns", &["pawn_rank", "passed", "doubled", "isolated", "pawn_centre"]),
+    ("Tempo", &["tempo"]),
+    ("Mop-up", &["mopup_edge", "mopup_close"]),
+];
 
 /// Receives what the evaluation walk finds: the man-by-square terms, and
 /// feature counts (White's minus Black's).

@@ -296,6 +296,39 @@ impl Evaluator {
         output + self.network_base(pos)
     }
 
+    /// What the `eval` command prints for `pos`: the linear evaluation
+    /// group by group, the network's output (if any) and the score the
+    /// search uses, all from White's point of view in pawns.
+    pub fn report(&self, pos: &Position) -> Vec<String> {
+        let white = |score: i32| f64::from(if pos.side_to_move() == Color::White { score } else { -score });
+        let pawns = |cp: f64| format!("{:+.2}", cp.round() / 100.0 + 0.0);
+        let mut lines = Vec::new();
+        if !self.material_only {
+            let trace = self.trace(pos);
+            lines.push(format!("{:<20}| White's view (phase {}/256)", "Linear term", trace.phase));
+            lines.push(format!("{:-<20}+{:-<29}", "", ""));
+            for (group, cp) in trace.by_group(&self.weights, &self.layout) {
+                lines.push(format!("{group:<20}|{:>6}", pawns(cp)));
+            }
+            lines.push(String::new());
+        }
+        let linear = white(self.linear(pos));
+        let kind = if self.material_only { "Material" } else { "Linear" };
+        lines.push(format!("{:<20}{:>6} (white side)", format!("{kind} evaluation"), pawns(linear)));
+        if let Some(net) = &self.network {
+            let output = white(evaluate_fresh(net, pos) + self.network_base(pos));
+            lines.push(format!("{:<20}{:>6} (white side)", "Network evaluation", pawns(output)));
+        }
+        let fin = white(self.evaluate(pos));
+        let why = if self.network.is_some() && self.unarmed_guide(pos).is_some() {
+            " [linear: a side can capture nothing]"
+        } else {
+            ""
+        };
+        lines.push(format!("{:<20}{:>6} (white side){why}", "Final evaluation", pawns(fin)));
+        lines
+    }
+
     /// For a network that scores alone: the linear score when a side holds
     /// no man that can capture (on the board or in hand), else `None`.
     /// Networks learn little of such endings from self-play, while the linear

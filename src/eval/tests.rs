@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::linear::sign;
+use super::linear::{sign, TERM_GROUPS};
 use super::*;
 use crate::board::registry::Registry;
 use crate::rules::moves::MoveList;
@@ -137,6 +137,36 @@ fn trace_and_fast_path_agree_in_every_variant() {
                 assert!((fast as f64 - traced).abs() <= 2.0, "{name} {}: fast {fast} traced {traced}", pos.to_fen());
             }
         }
+    }
+}
+
+#[test]
+fn eval_report_adds_up_in_every_variant() {
+    let reg = crate::eval::catalogue::Catalogue::builtin();
+    for name in reg.registry().names() {
+        let v = reg.get(&name).expect("listed");
+        let ev = reg.evaluator(&v, EvalMode::Full);
+        for pos in walk_positions(&v, 2) {
+            // The groups share out the whole linear score, every family in one group.
+            let trace = ev.trace(&pos);
+            let groups: f64 = trace.by_group(ev.weights(), ev.layout()).iter().map(|(_, cp)| cp).sum();
+            assert!((groups - trace.score(ev.weights())).abs() < 1e-6, "{name} {}", pos.to_fen());
+            // The last line is the score the search uses, from White's side, in pawns.
+            let report = ev.report(&pos);
+            let fin = report.last().expect("a final line");
+            let white = ev.evaluate(&pos) * sign(pos.side_to_move());
+            let want = format!("{:+.2}", white as f64 / 100.0);
+            assert!(
+                fin.starts_with("Final evaluation") && fin.contains(&format!(" {want} (white side)")),
+                "{name}: {fin} {want}"
+            );
+        }
+    }
+    let layout = Layout::new(&reg.get("clash5").expect("clash5 ships"));
+    for p in 0..layout.len() {
+        let family = layout.name(p).split('.').next().unwrap_or_default();
+        let homes = TERM_GROUPS.iter().filter(|(_, families)| families.contains(&family)).count();
+        assert_eq!(homes, 1, "{family}");
     }
 }
 

@@ -283,7 +283,7 @@ enum Flow {
 }
 
 /// The commands this loop knows.
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "uci",
     "isready",
     "ucinewgame",
@@ -294,6 +294,7 @@ const COMMANDS: [&str; 13] = [
     "ponderhit",
     "quit",
     "d",
+    "eval",
     "xboard",
     "debug",
     "register",
@@ -323,6 +324,11 @@ fn command(engine: &mut Engine, line: &str, first: bool, out: &Output) -> Result
         "quit" => return Ok(Flow::Quit),
         "d" => {
             for l in engine.board_text().lines() {
+                send(out, l);
+            }
+        }
+        "eval" => {
+            for l in engine.eval_text().lines() {
                 send(out, l);
             }
         }

@@ -426,9 +426,8 @@ fn material_evaluation_scores_material_alone() {
 
 #[test]
 fn eval_prints_the_static_evaluation_from_whites_side() {
-    let mut s = Engine::start(&["uci"]);
-    s.send("uci");
-    s.expect(5, "uciok", |l| l == "uciok");
+    let mut s = Engine::start(&[]);
+    uci_handshake(&mut s);
     // Material alone: the knight and the pawn of chess.var (320 + 100), from
     // White's side whoever is to move.
     s.send("setoption name Evaluation value material");

@@ -15,7 +15,7 @@ use crate::rules::motion::{for_each_attacked, for_each_target, Board};
 use crate::rules::piece::{Cell, Color, PieceKind, MAX_KINDS};
 
 /// Largest phase value (all non-pawn material on the board).
-const PHASE_MAX: i32 = 256;
+pub(super) const PHASE_MAX: i32 = 256;
 /// Full scale of a score; a side that cannot mate gets [`CANNOT_MATE_SCALE`].
 const SCALE_MAX: i32 = 64;
 /// The scale of a score when the side ahead can capture nothing.
@@ -52,30 +52,27 @@ pub struct Trace {
 impl Trace {
     /// The score these features give with `weights`, White's view.
     pub fn score(&self, weights: &[Weight]) -> f64 {
-        let phase = self.phase as f64 / PHASE_MAX as f64;
-        let sum: f64 = self
-            .terms
-            .iter()
-            .map(|&(p, mg, eg)| {
-                let w = weights[p as usize];
-                w.mg as f64 * mg as f64 * phase + w.eg as f64 * eg as f64 * (1.0 - phase)
-            })
-            .sum();
+        let sum: f64 = self.terms.iter().map(|&term| self.blended(weights, term)).sum();
         sum * self.scale as f64 / SCALE_MAX as f64
+    }
+
+    /// One term's middlegame and endgame parts blended by the phase, before the scale.
+    fn blended(&self, weights: &[Weight], (p, mg, eg): (u16, f32, f32)) -> f64 {
+        let phase = self.phase as f64 / PHASE_MAX as f64;
+        let w = weights[p as usize];
+        w.mg as f64 * mg as f64 * phase + w.eg as f64 * eg as f64 * (1.0 - phase)
     }
 
     /// [`Trace::score`] split by what the terms are about: one
     /// `(group, centipawns)` per group of [`TERM_GROUPS`], White's view,
     /// blended and scaled as the whole score is (the `eval` command's table).
     pub fn by_group(&self, weights: &[Weight], layout: &Layout) -> Vec<(&'static str, f64)> {
-        let phase = self.phase as f64 / PHASE_MAX as f64;
         let scale = self.scale as f64 / SCALE_MAX as f64;
         let mut groups: Vec<(&'static str, f64)> = TERM_GROUPS.iter().map(|&(group, _)| (group, 0.0)).collect();
-        for &(p, mg, eg) in &self.terms {
-            let w = weights[p as usize];
-            let family = layout.name(p as usize).split('.').next().unwrap_or_default();
+        for &term in &self.terms {
+            let family = layout.family(term.0 as usize);
             if let Some(at) = TERM_GROUPS.iter().position(|(_, families)| families.contains(&family)) {
-                groups[at].1 += (w.mg as f64 * mg as f64 * phase + w.eg as f64 * eg as f64 * (1.0 - phase)) * scale;
+                groups[at].1 += self.blended(weights, term) * scale;
             }
         }
         groups

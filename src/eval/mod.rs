@@ -300,12 +300,12 @@ impl Evaluator {
     /// group by group, the network's output (if any) and the score the
     /// search uses, all from White's point of view in pawns.
     pub fn report(&self, pos: &Position) -> Vec<String> {
-        let white = |score: i32| f64::from(if pos.side_to_move() == Color::White { score } else { -score });
+        let white = |score: i32| f64::from(score * linear::sign(pos.side_to_move()));
         let pawns = |cp: f64| format!("{:+.2}", cp.round() / 100.0 + 0.0);
         let mut lines = Vec::new();
         if !self.material_only {
             let trace = self.trace(pos);
-            lines.push(format!("{:<20}| White's view (phase {}/256)", "Linear term", trace.phase));
+            lines.push(format!("{:<20}| White's view (phase {}/{})", "Linear term", trace.phase, linear::PHASE_MAX));
             lines.push(format!("{:-<20}+{:-<29}", "", ""));
             for (group, cp) in trace.by_group(&self.weights, &self.layout) {
                 lines.push(format!("{group:<20}|{:>6}", pawns(cp)));

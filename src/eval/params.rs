@@ -128,6 +128,13 @@ impl Layout {
         &self.names[index]
     }
 
+    /// The family of parameter `index`: its name up to the first dot
+    /// (`material` for `material.N`).
+    pub fn family(&self, index: usize) -> &str {
+        let name = self.name(index);
+        name.split('.').next().unwrap_or(name)
+    }
+
     /// The index of a parameter by its name (without the phase suffix).
     pub fn index(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name)

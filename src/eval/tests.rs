@@ -164,7 +164,7 @@ fn eval_report_adds_up_in_every_variant() {
     }
     let layout = Layout::new(&reg.get("clash5").expect("clash5 ships"));
     for p in 0..layout.len() {
-        let family = layout.name(p).split('.').next().unwrap_or_default();
+        let family = layout.family(p);
         let homes = TERM_GROUPS.iter().filter(|(_, families)| families.contains(&family)).count();
         assert_eq!(homes, 1, "{family}");
     }

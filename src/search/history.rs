@@ -45,9 +45,12 @@ pub struct Histories {
     capture: Box<[i16]>,
     /// previous piece-to -> the reply that refuted it last.
     counter: Box<[Option<Move>]>,
-    /// previous piece-to (colour included) x this move's kind x destination;
-    /// one table for the move one ply back and the one two plies back (the
-    /// previous mover's colour tells them apart).
+    /// previous piece-to (colour included) x this move's kind x destination,
+    /// one table for the moves one and two plies back. This move's colour is
+    /// not in the key, so a reply to a move and the mover's own follow-up
+    /// two plies on (same kind, same square) share an entry; keying by the
+    /// colour too, as Stockfish does, measured level at twice the memory
+    /// (`docs/search-log.md`, twentieth session).
     continuation: Box<[i16]>,
     /// The static evaluation's learnt corrections.
     pub(super) correction: Correction,

@@ -197,10 +197,10 @@ pub struct SearchParams {
     /// Late-move reductions: plies less at a node that is or was on a
     /// principal variation, as the table remembers (Stockfish's `ttPv`; 0 off).
     pub tt_pv_reduction: i32,
-    /// 1: the root's frame gets its static evaluation (out of check and
-    /// setup), so nodes two plies down compare with it for `improving`, as
-    /// Fairy-Stockfish's do; 0: it has none, and every such node counts as
-    /// improving.
+    /// 1 (the default): the root's frame gets its static evaluation (out of
+    /// check and setup), so nodes two plies down compare with it for
+    /// `improving`, as Fairy-Stockfish's do; 0: it has none, and every such
+    /// node counts as improving.
     pub root_eval: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
@@ -278,7 +278,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     early_move_malus: 0,
     continuation_ply4: 0,
     tt_pv_reduction: 0,
-    root_eval: 0,
+    root_eval: 1,
     time_percent: 100,
 };
 

@@ -310,7 +310,6 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_cutoff_count", 1),
         ("capture_futility_margin", 100),
         ("capture_history_prune", 1),
-        ("root_eval", 1),
         ("fail_low_bonus", 1),
         ("fail_low_bonus", 2),
         ("early_move_malus", 1),
@@ -319,6 +318,7 @@ fn each_refinement_changes_the_search_when_switched_on() {
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),
+        ("root_eval", 0),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

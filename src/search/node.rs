@@ -397,6 +397,14 @@ impl Search<'_> {
         if lmr_depth <= p.history_max_depth && mv.history < -p.history_margin * depth {
             return Prune::Skip;
         }
+        // Continuation-history pruning: bad after both of the last two moves.
+        if lmr_depth < p.cont_history_prune {
+            let [one, two, _] = self.continuation_keys(n.ply);
+            let to = mv.m.to();
+            if self.histories.continuation(one, mv.mover, to) < 0 && self.histories.continuation(two, mv.mover, to) < 0 {
+                return Prune::Skip;
+            }
+        }
         Prune::Keep
     }
 
@@ -555,7 +563,8 @@ impl Search<'_> {
         if !self.lmr_may_reduce(n, mv, legal) {
             return 0;
         }
-        let mut reduction = mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node);
+        let mut reduction =
+            mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node) + p.lmr_non_pv * i32::from(!n.pv_node);
         reduction += p.lmr_cutoff_count * i32::from(self.frame(n.ply + 1).cutoffs > 3);
         reduction -= i32::from(n.pv_node) + i32::from(gives_check) + p.tt_pv_reduction * i32::from(n.tt_pv);
         if mv.quiet {

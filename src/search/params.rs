@@ -202,6 +202,14 @@ pub struct SearchParams {
     /// `improving`, as Fairy-Stockfish's do; 0: it has none, and every such
     /// node counts as improving.
     pub root_eval: i32,
+    /// Late-move reductions: plies more at every non-PV node (Fairy-Stockfish
+    /// adds one there while the root's best move stays put, nearly always;
+    /// 0 off).
+    pub lmr_non_pv: i32,
+    /// Continuation-history pruning (Fairy-Stockfish's): a quiet move whose
+    /// one- and two-ply continuation histories are both negative is pruned
+    /// when its reduced depth is below this (0 off).
+    pub cont_history_prune: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -279,6 +287,8 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     continuation_ply4: 0,
     tt_pv_reduction: 0,
     root_eval: 1,
+    lmr_non_pv: 0,
+    cont_history_prune: 0,
     time_percent: 100,
 };
 
@@ -386,6 +396,8 @@ by_name!(
     continuation_ply4,
     tt_pv_reduction,
     root_eval,
+    lmr_non_pv,
+    cont_history_prune,
     time_percent,
 );
 

@@ -59,6 +59,8 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("early_move_malus", 1),
         ("continuation_ply4", 1),
         ("tt_pv_reduction", 1),
+        ("lmr_non_pv", 1),
+        ("cont_history_prune", 5),
     ] {
         params.set(name, value).expect(name);
     }
@@ -315,6 +317,8 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("early_move_malus", 1),
         ("continuation_ply4", 1),
         ("tt_pv_reduction", 1),
+        ("lmr_non_pv", 1),
+        ("cont_history_prune", 5),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),

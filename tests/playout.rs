@@ -144,3 +144,58 @@ fn clash_playouts_every_episode() {
         playouts(name, 12, 200, 10 + i as u64);
     }
 }
+
+/// `gives_check` by hand: a Capablanca archbishop on d1 checks the king on
+/// e8 from a4 and h5 (its diagonals through d7 and f7) and from nowhere else
+/// it can reach; the king's own moves never check. The position is restored.
+#[test]
+fn gives_check_finds_the_archbishops_two_checks() {
+    let registry = Registry::builtin();
+    let variant = registry.get("capablanca").expect("shipped variant");
+    let mut pos = Position::from_fen(variant.clone(), "4k5/10/10/10/10/10/10/3AK5 w - - 0 1").expect("FEN");
+    let (fen, hash) = (pos.to_fen(), pos.hash());
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    let mut checks: Vec<String> = Vec::new();
+    for &m in &list {
+        if pos.gives_check(m) {
+            checks.push(pos.move_to_uci(m, false));
+        }
+        assert_eq!((pos.to_fen(), pos.hash()), (fen.clone(), hash));
+    }
+    checks.sort();
+    assert_eq!(checks, ["d1a4", "d1h5"]);
+}
+
+/// `gives_check` agrees with the position after the move, over random
+/// playouts in every shipped variant, and leaves the position as it was.
+#[test]
+fn gives_check_agrees_with_the_move_played() {
+    let registry = Registry::builtin();
+    let mut rng = StdRng::seed_from_u64(77);
+    let mut checks = 0;
+    for name in registry.names() {
+        let variant = registry.get(&name).expect("listed variant");
+        let mut pos = Position::startpos(variant.clone()).expect("start FEN");
+        for _ in 0..60 {
+            let mut list = MoveList::new();
+            pos.generate_legal(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            let (fen, hash) = (pos.to_fen(), pos.hash());
+            for &m in &list {
+                let predicted = pos.gives_check(m);
+                assert_eq!((pos.to_fen(), pos.hash()), (fen.clone(), hash), "{name}: {fen}");
+                pos.make(m);
+                let actual = !pos.in_setup() && pos.in_check();
+                pos.unmake(m);
+                assert_eq!(predicted, actual, "{name}: {fen} {}", pos.move_to_uci(m, false));
+                checks += usize::from(actual);
+            }
+            let m = list[rng.gen_range(0..list.len())];
+            pos.make(m);
+        }
+    }
+    assert!(checks > 0, "the playouts met no check at all");
+}

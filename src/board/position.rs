@@ -689,6 +689,15 @@ impl Position {
         self.kings[us] != NO_SQUARE && self.attacked_by(self.kings[us], !us)
     }
 
+    /// True when the move `m` (legal here) checks the opponent: played and
+    /// taken back, so it holds for every piece, hopper and drop alike.
+    pub fn gives_check(&mut self, m: Move) -> bool {
+        self.make(m);
+        let check = !self.in_setup() && self.in_check();
+        self.unmake(m);
+        check
+    }
+
     /// True when `color`'s royal piece is attacked.
     pub fn king_attacked(&self, color: Color) -> bool {
         self.kings[color] != NO_SQUARE && self.attacked_by(self.kings[color], !color)

@@ -345,6 +345,8 @@ impl Search<'_> {
         };
         match self.prune_quiet(n, &mv, legal, &lp.node) {
             Prune::Keep => {}
+            // A quiet check escapes the margins, as in Fairy-Stockfish.
+            Prune::Skip if self.params.keep_quiet_checks != 0 && self.pos.gives_check(m) => {}
             Prune::Skip => return Step::Next,
             Prune::SkipQuiets => {
                 lp.skip_quiets = true;

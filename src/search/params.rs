@@ -210,6 +210,10 @@ pub struct SearchParams {
     /// one- and two-ply continuation histories are both negative is pruned
     /// when its reduced depth is below this (0 off).
     pub cont_history_prune: i32,
+    /// 1: a quiet move that gives check escapes futility, history and
+    /// continuation-history pruning (not late-move or exchange pruning), as
+    /// in Fairy-Stockfish; 0 off.
+    pub keep_quiet_checks: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -289,6 +293,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     root_eval: 1,
     lmr_non_pv: 0,
     cont_history_prune: 0,
+    keep_quiet_checks: 0,
     time_percent: 100,
 };
 
@@ -398,6 +403,7 @@ by_name!(
     root_eval,
     lmr_non_pv,
     cont_history_prune,
+    keep_quiet_checks,
     time_percent,
 );
 

@@ -61,6 +61,7 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
+        ("keep_quiet_checks", 1),
     ] {
         params.set(name, value).expect(name);
     }
@@ -319,6 +320,7 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
+        ("keep_quiet_checks", 1),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),

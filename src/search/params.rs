@@ -210,9 +210,10 @@ pub struct SearchParams {
     /// one- and two-ply continuation histories are both negative is pruned
     /// when its reduced depth is below this (0 off).
     pub cont_history_prune: i32,
-    /// 1: a quiet move that gives check escapes futility, history and
-    /// continuation-history pruning (not late-move or exchange pruning), as
-    /// in Fairy-Stockfish; 0 off.
+    /// 1 (the default): a quiet move that gives check escapes futility,
+    /// history and continuation-history pruning (not late-move or exchange
+    /// pruning), as in Fairy-Stockfish; 0: checks are pruned like any
+    /// quiet move.
     pub keep_quiet_checks: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
@@ -293,7 +294,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     root_eval: 1,
     lmr_non_pv: 0,
     cont_history_prune: 0,
-    keep_quiet_checks: 0,
+    keep_quiet_checks: 1,
     time_percent: 100,
 };
 
@@ -447,7 +448,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 71);
+        assert_eq!(SearchParams::NAMES.len(), 74);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

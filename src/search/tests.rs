@@ -61,7 +61,6 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
-        ("keep_quiet_checks", 1),
     ] {
         params.set(name, value).expect(name);
     }
@@ -320,11 +319,11 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
-        ("keep_quiet_checks", 1),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),
         ("root_eval", 0),
+        ("keep_quiet_checks", 0),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, name, value);

@@ -403,7 +403,8 @@ impl Search<'_> {
         if lmr_depth < p.cont_history_prune {
             let [one, two, _] = self.continuation_keys(n.ply);
             let to = mv.m.to();
-            if self.histories.continuation(one, mv.mover, to) < 0 && self.histories.continuation(two, mv.mover, to) < 0 {
+            if self.histories.continuation(one, mv.mover, to) < 0 && self.histories.continuation(two, mv.mover, to) < 0
+            {
                 return Prune::Skip;
             }
         }

@@ -172,8 +172,11 @@ impl Search<'_> {
         }
         let raw_eval = self.raw_eval(in_check, ply, tt_hit);
         let static_eval = self.corrected_eval(raw_eval);
-        self.frame_mut(ply).raw_eval = raw_eval;
-        self.frame_mut(ply).static_eval = static_eval;
+        let frame = self.frame_mut(ply);
+        frame.raw_eval = raw_eval;
+        frame.static_eval = static_eval;
+        frame.move_count = 0;
+        frame.singular_quiet = false;
         self.frame_mut(ply + 2).killers = [None; 2];
         self.frame_mut(ply + 2).cutoffs = 0;
         // Improving: our evaluation rose since our previous move; prune less when it did.
@@ -363,6 +366,11 @@ impl Search<'_> {
         let frame = self.frame_mut(n.ply);
         frame.last_quiet = mv.quiet.then_some((mover, m));
         frame.early = legal <= 2;
+        // Set here, after any singular search of this ply has counted its own.
+        frame.move_count = legal;
+        if extension > 0 && Some(m) == n.tt_move {
+            frame.singular_quiet = mv.quiet;
+        }
         let score = self.search_move(n, &mv, legal, extension, &lp.node);
         if self.stopped {
             return Step::End(0);
@@ -570,11 +578,19 @@ impl Search<'_> {
             mv.base_reduction + p.lmr_cut_node * i32::from(n.cut_node) + p.lmr_non_pv * i32::from(!n.pv_node);
         reduction += p.lmr_cutoff_count * i32::from(self.frame(n.ply + 1).cutoffs > 3);
         reduction -= i32::from(n.pv_node) + i32::from(gives_check) + p.tt_pv_reduction * i32::from(n.tt_pv);
+        reduction -= p.lmr_singular_quiet * i32::from(self.frame(n.ply).singular_quiet);
+        if p.lmr_parent_moves != 0 && n.ply > 0 && self.frame(n.ply - 1).move_count > p.lmr_parent_moves as usize {
+            reduction -= 1;
+        }
         if mv.quiet {
             reduction += i32::from(!n.improving) + p.lmr_tt_capture * i32::from(n.tt_tactical);
             reduction -= i32::from(mv.is_killer) + mv.history / p.lmr_history_divisor;
         } else {
             reduction -= 1 + i32::from(keeps_material) + mv.history / p.lmr_capture_history_divisor;
+        }
+        // A very good early move may go one ply deeper than the others.
+        if p.lmr_extend != 0 && reduction < -1 && legal <= 5 {
+            return -1;
         }
         reduction.clamp(0, new_depth - 1)
     }

@@ -215,6 +215,24 @@ pub struct SearchParams {
     /// pruning), as in Fairy-Stockfish; 0: checks are pruned like any
     /// quiet move.
     pub keep_quiet_checks: i32,
+    /// Capture ordering: the capture history is added to the victim's
+    /// value (times 16) divided by this (8: at most about 1.3 pawns' worth;
+    /// Fairy-Stockfish weighs its capture history several times more; 0
+    /// orders by the men alone).
+    pub capture_order_divisor: i32,
+    /// Late-move reductions: one ply less for every later move of a node
+    /// whose table move, a quiet one, was singularly extended
+    /// (Stockfish's `singularQuietLMR`; 0 off).
+    pub lmr_singular_quiet: i32,
+    /// Late-move reductions: one ply less when the parent node had tried
+    /// more than this many moves before the one that led here (Stockfish's
+    /// `(ss-1)->moveCount > 13`; 0 off).
+    pub lmr_parent_moves: i32,
+    /// Late-move reductions: 1 lets one of a node's first five moves whose
+    /// reduction comes out below -1 (a very good history) be searched one
+    /// ply deeper than the others (Stockfish's clamp to `newDepth + 1`); 0
+    /// off.
+    pub lmr_extend: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -295,6 +313,10 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_non_pv: 0,
     cont_history_prune: 0,
     keep_quiet_checks: 1,
+    capture_order_divisor: 8,
+    lmr_singular_quiet: 0,
+    lmr_parent_moves: 0,
+    lmr_extend: 0,
     time_percent: 100,
 };
 
@@ -405,6 +427,10 @@ by_name!(
     lmr_non_pv,
     cont_history_prune,
     keep_quiet_checks,
+    capture_order_divisor,
+    lmr_singular_quiet,
+    lmr_parent_moves,
+    lmr_extend,
     time_percent,
 );
 
@@ -448,7 +474,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 74);
+        assert_eq!(SearchParams::NAMES.len(), 78);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

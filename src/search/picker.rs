@@ -124,7 +124,8 @@ impl Search<'_> {
             // Scored as a good capture: static exchange is computed only if
             // the picker reaches it (see `pick`).
             score = GOOD_CAPTURE + victim_value * 16 - attacker_value / 16;
-            score += self.histories.capture(mover, m.to(), victim) / 8;
+            let history = self.histories.capture(mover, m.to(), victim);
+            score += history.checked_div(self.params.capture_order_divisor).unwrap_or(0);
         }
         if m.kind() == MoveKind::Promotion {
             score += GOOD_CAPTURE + self.eval.value(m.piece());

@@ -46,6 +46,12 @@ pub(super) struct Frame {
     /// Fail highs of the nodes at this ply since the grandparent's node
     /// began (for `lmr_cutoff_count`).
     pub(super) cutoffs: u8,
+    /// Moves the node at this ply has tried, the one being searched
+    /// included (for `lmr_parent_moves`; 0 before its move loop).
+    pub(super) move_count: usize,
+    /// The node's table move is quiet and was singularly extended (for
+    /// `lmr_singular_quiet`).
+    pub(super) singular_quiet: bool,
 }
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
@@ -61,6 +67,8 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     early: false,
     tt_pv: false,
     cutoffs: 0,
+    move_count: 0,
+    singular_quiet: false,
 };
 
 /// Frames before the root, so `ply - 4` needs no bounds test.

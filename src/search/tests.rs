@@ -61,6 +61,10 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
+        ("capture_order_divisor", 2),
+        ("lmr_singular_quiet", 1),
+        ("lmr_parent_moves", 13),
+        ("lmr_extend", 1),
     ] {
         params.set(name, value).expect(name);
     }

@@ -233,6 +233,10 @@ pub struct SearchParams {
     /// ply deeper than the others (Stockfish's clamp to `newDepth + 1`); 0
     /// off.
     pub lmr_extend: i32,
+    /// 1: quiescence's first ply also searches the quiet moves that give
+    /// check and lose no material by static exchange (Fairy-Stockfish's
+    /// `DEPTH_QS_CHECKS`); 0 captures and promotions only.
+    pub qs_checks: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -317,6 +321,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_singular_quiet: 0,
     lmr_parent_moves: 0,
     lmr_extend: 0,
+    qs_checks: 0,
     time_percent: 100,
 };
 
@@ -431,6 +436,7 @@ by_name!(
     lmr_singular_quiet,
     lmr_parent_moves,
     lmr_extend,
+    qs_checks,
     time_percent,
 );
 
@@ -474,7 +480,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 78);
+        assert_eq!(SearchParams::NAMES.len(), 79);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

@@ -1,5 +1,6 @@
 //! Quiescence search: captures and promotions (and evasions near the
-//! horizon) until the position is quiet, standing pat on the static
+//! horizon; with `qs_checks`, quiet checks at its first ply) until the
+//! position is quiet, standing pat on the static
 //! evaluation, with delta pruning and a bound on the captures per node.
 //! Staged like the main search: the table move is tried before anything is
 //! generated, and once only captures that lose material are left (they are
@@ -122,7 +123,7 @@ impl Search<'_> {
         let staged =
             tt_move.filter(|&m| !succession && (lp.evasions || self.is_tactical(m)) && self.pos.is_pseudo_legal(m));
         if let Some(m) = staged {
-            match self.qs_try_move(m, lp, node) {
+            match self.qs_try_move(m, lp, node, true) {
                 QsStep::Next => {}
                 QsStep::Cutoff => return false,
                 QsStep::Stopped => return true,
@@ -143,18 +144,44 @@ impl Search<'_> {
                 // Only captures that lose material are left: all skipped.
                 break;
             }
-            match self.qs_try_move(m, lp, node) {
+            match self.qs_try_move(m, lp, node, true) {
                 QsStep::Next => {}
-                QsStep::Cutoff => break,
+                QsStep::Cutoff => return false,
+                QsStep::Stopped => return true,
+            }
+        }
+        if lp.qdepth == 0 && !lp.in_check && self.params.qs_checks != 0 {
+            return self.qs_quiet_checks(lp, node);
+        }
+        false
+    }
+
+    /// The first quiescence ply's last stage (`qs_checks`, as in
+    /// Fairy-Stockfish): the quiet moves that give check and lose no
+    /// material by static exchange, exempt from delta pruning and the
+    /// capture limit. Generated only once the captures have not failed
+    /// high. True when the search was stopped.
+    fn qs_quiet_checks(&mut self, lp: &mut QsLoop, node: &mut NodeBest) -> bool {
+        let mut list = MoveList::new();
+        self.pos.generate_pseudo(&mut list);
+        for &m in list.iter() {
+            if self.is_tactical(m) || !self.pos.gives_check(m) || !self.see_ge(m, 0) {
+                continue;
+            }
+            match self.qs_try_move(m, lp, node, false) {
+                QsStep::Next => {}
+                QsStep::Cutoff => return false,
                 QsStep::Stopped => return true,
             }
         }
         false
     }
 
-    /// One move of a quiescence node: pruned, illegal, or searched and recorded.
-    fn qs_try_move(&mut self, m: Move, lp: &mut QsLoop, node: &mut NodeBest) -> QsStep {
-        if !lp.evasions
+    /// One move of a quiescence node: pruned (when `prunable`), illegal, or
+    /// searched and recorded.
+    fn qs_try_move(&mut self, m: Move, lp: &mut QsLoop, node: &mut NodeBest, prunable: bool) -> QsStep {
+        if prunable
+            && !lp.evasions
             && m.kind() != MoveKind::Promotion
             && (self.qs_delta_prunes(m, lp.stand_pat, node.alpha)
                 || self.qs_limit_skips(lp.legal, lp.qdepth, m.to() == lp.last_to))

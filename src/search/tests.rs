@@ -65,6 +65,7 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("lmr_singular_quiet", 1),
         ("lmr_parent_moves", 13),
         ("lmr_extend", 1),
+        ("qs_checks", 1),
     ] {
         params.set(name, value).expect(name);
     }

@@ -283,15 +283,17 @@ fn correction_weights_zero_leave_the_tables_untouched_and_others_change_the_sear
     assert_ne!(both_nodes, off_nodes);
 }
 
-/// Nodes of a fixed-depth search of `fen` with the margin `name` set to `value`.
-fn nodes_with(variant: &str, fen: &str, depth: u32, name: &str, value: i64) -> u64 {
+/// Nodes of a fixed-depth search of `fen` with the margins named set to their values.
+fn nodes_with(variant: &str, fen: &str, depth: u32, settings: &[(&str, i64)]) -> u64 {
     let mut params = DEFAULT_PARAMS;
-    params.set(name, value).expect(name);
+    for &(name, value) in settings {
+        params.set(name, value).expect(name);
+    }
     let limits = Limits { depth: Some(depth), params, ..Limits::default() };
     let (r, mut pos) = search(variant, fen, limits);
     let mut legal = MoveList::new();
     pos.generate_legal(&mut legal);
-    assert!(r.best.is_some_and(|m| legal.contains(&m)), "{name}={value}: no legal best move");
+    assert!(r.best.is_some_and(|m| legal.contains(&m)), "{settings:?}: no legal best move");
     r.nodes
 }
 
@@ -301,7 +303,7 @@ fn each_refinement_changes_the_search_when_switched_on() {
     // below has something to act on within a few plies.
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP2BPPP/R1BQK2R w KQ - 0 9";
     let depth = 8;
-    let base = nodes_with("chess", fen, depth, "history_bonus_max", DEFAULT_PARAMS.history_bonus_max as i64);
+    let base = nodes_with("chess", fen, depth, &[]);
     let switched_on = [
         ("history_bonus_max", 400),
         ("history_bonus_linear", 0),
@@ -324,6 +326,10 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("tt_pv_reduction", 1),
         ("lmr_non_pv", 1),
         ("cont_history_prune", 5),
+        ("capture_order_divisor", 2),
+        ("lmr_singular_quiet", 1),
+        ("lmr_parent_moves", 13),
+        ("qs_checks", 1),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),
@@ -331,9 +337,14 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("keep_quiet_checks", 0),
     ];
     for (name, value) in switched_on {
-        let nodes = nodes_with("chess", fen, depth, name, value);
+        let nodes = nodes_with("chess", fen, depth, &[(name, value)]);
         assert_ne!(nodes, base, "{name}={value} searched the same tree");
     }
+    // A reduction below -1 needs more history than this search learns at
+    // the default divisor: `lmr_extend` is seen with a smaller one.
+    let strong_history = ("lmr_history_divisor", 1000);
+    let base = nodes_with("chess", fen, depth, &[strong_history]);
+    assert_ne!(nodes_with("chess", fen, depth, &[strong_history, ("lmr_extend", 1)]), base, "lmr_extend=1");
 }
 
 /// The selective depth is counted as Stockfish counts it, at the nodes of
@@ -355,4 +366,38 @@ fn seldepth_counts_principal_variation_nodes_only() {
         // Extensions may take the principal variation deeper, never shallower.
         assert!((depth..=3 * depth).contains(&seldepth), "{seen:?}");
     }
+}
+
+/// Quiescence from `fen` (full window, its first ply) with `qs_checks` set to `value`.
+fn qsearch_with_checks(variant: &str, fen: &str, value: i64) -> i32 {
+    let reg = crate::eval::catalogue::Catalogue::builtin();
+    let v = reg.get(variant).expect("variant ships");
+    let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+    let eval = reg.evaluator(&v, EvalMode::Full);
+    let tt = TranspositionTable::new(1);
+    let control = SearchControl::default();
+    let mut params = DEFAULT_PARAMS;
+    params.set("qs_checks", value).expect("qs_checks");
+    let limits = Limits { params, ..Limits::default() };
+    let before = pos.to_fen();
+    let score = Search::new(&mut pos, &tt, &eval, &control, &limits).qsearch(-INFINITE, INFINITE, 0, 0);
+    assert_eq!(pos.to_fen(), before, "quiescence left the position changed");
+    score
+}
+
+/// A back-rank mate by a quiet rook move: quiescence sees it only with
+/// `qs_checks`. With the rook's check square guarded, the check loses the
+/// rook by static exchange and is not searched.
+#[test]
+fn quiescence_finds_a_quiet_mating_check_only_with_qs_checks() {
+    let mate = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1";
+    assert_eq!(qsearch_with_checks("chess", mate, 1), MATE - 1);
+    assert!(qsearch_with_checks("chess", mate, 0) < MATE_BOUND);
+    // A black knight on b6 guards a8: Ra8+ Nxa8 loses the rook.
+    let guarded = "6k1/5ppp/1n6/8/8/8/8/R5K1 w - - 0 1";
+    assert!(qsearch_with_checks("chess", guarded, 1) < MATE_BOUND);
+    // A Capablanca archbishop's knight leap mates a king boxed in by its own men.
+    let archbishop = "4rbk2r/4pppp1p/10/7A2/10/10/10/4K5 w - - 0 1";
+    assert_eq!(qsearch_with_checks("capablanca", archbishop, 1), MATE - 1);
+    assert!(qsearch_with_checks("capablanca", archbishop, 0) < MATE_BOUND);
 }

@@ -689,9 +689,40 @@ impl Position {
         self.kings[us] != NO_SQUARE && self.attacked_by(self.kings[us], !us)
     }
 
-    /// True when the move `m` (legal here) checks the opponent: played and
-    /// taken back, so it holds for every piece, hopper and drop alike.
+    /// True when the move `m` (legal here) checks the opponent. A quiet
+    /// move or drop is tried on the bare board (the man lifted and set down,
+    /// the attack test asked, the squares put back), which is right for
+    /// every piece, hopper and drop, since the attack test reads only the
+    /// board; anything else is played and taken back
+    /// ([`Position::gives_check_played`]).
     pub fn gives_check(&mut self, m: Move) -> bool {
+        let (from, to) = (m.from(), m.to());
+        let quiet_step = matches!(m.kind(), MoveKind::Normal | MoveKind::DoublePush | MoveKind::Drop);
+        if !quiet_step || self.in_setup() || !self.board[to.index()].is_empty() {
+            return self.gives_check_played(m);
+        }
+        let us = self.side;
+        let king = self.kings[!us];
+        if king == NO_SQUARE {
+            return false;
+        }
+        let lifted = if m.kind() == MoveKind::Drop {
+            Cell::piece(us, m.piece())
+        } else {
+            std::mem::replace(&mut self.board[from.index()], Cell::EMPTY)
+        };
+        self.board[to.index()] = lifted;
+        let check = self.attacked_by(king, us);
+        self.board[to.index()] = Cell::EMPTY;
+        if m.kind() != MoveKind::Drop {
+            self.board[from.index()] = lifted;
+        }
+        check
+    }
+
+    /// [`Position::gives_check`] the slow way, for every move: played and
+    /// taken back. The reference the fast path is tested against.
+    pub fn gives_check_played(&mut self, m: Move) -> bool {
         self.make(m);
         let check = !self.in_setup() && self.in_check();
         self.unmake(m);

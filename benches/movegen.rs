@@ -1,5 +1,6 @@
-//! Criterion benches of the hot paths: legal move generation and perft in
-//! each family of variants (the `perft` subcommand gives the nodes/second figure).
+//! Criterion benches of the hot paths: legal move generation, the check
+//! test of every move, and perft in each family of variants (the `perft`
+//! subcommand gives the nodes/second figure).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use menagerie::board::perft::perft;
@@ -32,6 +33,31 @@ fn bench_movegen(c: &mut Criterion) {
     }
 }
 
+/// `gives_check` for every pseudo-legal move of a position: the bare-board
+/// test, the same after the node's check candidates (computed each time)
+/// have ruled most moves out, and playing each move and taking it back.
+fn bench_gives_check(c: &mut Criterion) {
+    let reg = Registry::builtin();
+    for (name, fen) in positions() {
+        let variant = reg.get(name).expect("shipped variant");
+        let mut pos = Position::from_fen(variant, fen).expect("bench FEN");
+        let mut list = MoveList::new();
+        pos.generate_pseudo(&mut list);
+        c.bench_function(&format!("gives_check/{name}"), |b| {
+            b.iter(|| list.iter().filter(|&&m| pos.gives_check(m)).count())
+        });
+        c.bench_function(&format!("gives_check_among/{name}"), |b| {
+            b.iter(|| {
+                let candidates = pos.check_candidates().expect("a king");
+                list.iter().filter(|&&m| pos.gives_check_among(m, &candidates)).count()
+            })
+        });
+        c.bench_function(&format!("gives_check_played/{name}"), |b| {
+            b.iter(|| list.iter().filter(|&&m| pos.gives_check_played(m)).count())
+        });
+    }
+}
+
 fn bench_perft(c: &mut Criterion) {
     let reg = Registry::builtin();
     let mut group = c.benchmark_group("perft");
@@ -43,5 +69,5 @@ fn bench_perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_movegen, bench_perft);
+criterion_group!(benches, bench_movegen, bench_gives_check, bench_perft);
 criterion_main!(benches);

@@ -167,8 +167,33 @@ fn gives_check_finds_the_archbishops_two_checks() {
     assert_eq!(checks, ["d1a4", "d1h5"]);
 }
 
-/// `gives_check` (quiet moves and drops tried on the bare board) agrees
-/// with the position after the move is really played, for every
+/// A check by a new screen, by hand: in Clash Episode 1 a black cannon on
+/// e9 faces the white king on e1 down an empty file. The black fil on d5
+/// checks by stepping onto the file (e4, e5, e6), where it becomes the
+/// cannon's screen; no other move checks. Both tests agree.
+#[test]
+fn gives_check_finds_the_screens_that_make_a_cannon_check() {
+    let registry = Registry::builtin();
+    let variant = registry.get("clash1").expect("shipped variant");
+    let mut pos = Position::from_fen(variant.clone(), "k9/4h5/10/10/10/3f6/10/10/10/4K5 b - - 0 1").expect("FEN");
+    let candidates = pos.check_candidates().expect("White has a king");
+    let mut list = MoveList::new();
+    pos.generate_legal(&mut list);
+    let mut checks: Vec<String> = Vec::new();
+    for &m in &list {
+        let check = pos.gives_check(m);
+        assert_eq!(pos.gives_check_among(m, &candidates), check, "{}", pos.move_to_uci(m, false));
+        if check {
+            checks.push(pos.move_to_uci(m, false));
+        }
+    }
+    checks.sort();
+    assert_eq!(checks, ["d5e4", "d5e5", "d5e6"]);
+}
+
+/// `gives_check` (quiet moves and drops tried on the bare board), and
+/// `gives_check_among` a node's check candidates, agree with the position
+/// after the move is really played, for every
 /// pseudo-legal move over random playouts in every shipped variant, and
 /// leaves the position as it was; every variant meets checks.
 #[test]
@@ -189,13 +214,17 @@ fn gives_check_agrees_with_the_move_played() {
                 let mut pseudo = MoveList::new();
                 pos.generate_pseudo(&mut pseudo);
                 let (fen, hash) = (pos.to_fen(), pos.hash());
+                let candidates = pos.check_candidates();
                 for &m in legal.iter().chain(pseudo.iter()) {
                     let predicted = pos.gives_check(m);
+                    let among = candidates.as_ref().is_some_and(|c| pos.gives_check_among(m, c));
                     assert_eq!((pos.to_fen(), pos.hash()), (fen.clone(), hash), "{name}: {fen}");
                     pos.make(m);
                     let actual = !pos.in_setup() && pos.in_check();
                     pos.unmake(m);
-                    assert_eq!(predicted, actual, "{name}: {fen} {}", pos.move_to_uci(m, false));
+                    let uci = pos.move_to_uci(m, false);
+                    assert_eq!(predicted, actual, "{name}: {fen} {uci}");
+                    assert_eq!(among, actual, "{name}: {fen} {uci} (among the candidates)");
                     checks += usize::from(actual);
                 }
                 let m = legal[rng.gen_range(0..legal.len())];

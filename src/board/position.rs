@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrayvec::ArrayVec;
 
 use crate::rules::geometry::{Square, MAILBOX_SIZE};
-use crate::rules::motion::{AttackerList, Board};
+use crate::rules::motion::{AttackerList, Board, CheckCandidates};
 use crate::rules::moves::{Move, MoveKind};
 use crate::rules::piece::{ByColor, Cell, Color, PieceKind, MAX_KINDS};
 use crate::rules::variant::Variant;
@@ -718,6 +718,30 @@ impl Position {
             self.board[from.index()] = lifted;
         }
         check
+    }
+
+    /// Where a quiet move or drop of the side to move could give check:
+    /// worked out once for a node, so that [`Position::gives_check_among`]
+    /// tests only those moves. None when the opponent has no king.
+    pub fn check_candidates(&self) -> Option<CheckCandidates> {
+        let king = self.kings[!self.side];
+        (king != NO_SQUARE).then(|| self.variant.motion.check_candidates(&self.board, king, self.side))
+    }
+
+    /// [`Position::gives_check`], answered at once for a quiet move or drop
+    /// that `candidates` (this position's) rule out.
+    pub fn gives_check_among(&mut self, m: Move, candidates: &CheckCandidates) -> bool {
+        let (from, to) = (m.from(), m.to());
+        let ruled_out = match m.kind() {
+            MoveKind::Normal | MoveKind::DoublePush if self.board[to.index()].is_empty() => {
+                !candidates.may_check(self.board[from.index()], Some(from), to)
+            }
+            MoveKind::Drop if self.board[to.index()].is_empty() => {
+                !candidates.may_check(Cell::piece(self.side, m.piece()), None, to)
+            }
+            _ => false,
+        };
+        !ruled_out && self.gives_check(m)
     }
 
     /// [`Position::gives_check`] the slow way, for every move: played and

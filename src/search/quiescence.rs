@@ -162,10 +162,13 @@ impl Search<'_> {
     /// capture limit. Generated only once the captures have not failed
     /// high. True when the search was stopped.
     fn qs_quiet_checks(&mut self, lp: &mut QsLoop, node: &mut NodeBest) -> bool {
+        let Some(candidates) = self.pos.check_candidates() else {
+            return false;
+        };
         let mut list = MoveList::new();
         self.pos.generate_pseudo(&mut list);
         for &m in list.iter() {
-            if self.is_tactical(m) || !self.pos.gives_check(m) || !self.see_ge(m, 0) {
+            if self.is_tactical(m) || !self.pos.gives_check_among(m, &candidates) || !self.see_ge(m, 0) {
                 continue;
             }
             match self.qs_try_move(m, lp, node, false) {

@@ -16,7 +16,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub use tables::{Attacker, AttackerList, MotionTables, MAX_ATTACKERS};
+pub use tables::{Attacker, AttackerList, CheckCandidates, MotionTables, MAX_ATTACKERS};
 
 use crate::rules::geometry::{offset, Square, MAILBOX_SIZE, MAX_BOARD_SIDE};
 use crate::rules::piece::{Cell, Color};
@@ -430,6 +430,72 @@ impl AttackRule {
                     }
                 }
                 false
+            }
+        }
+    }
+
+    /// Calls `visit` with each square from which a man arriving now would
+    /// attack `sq` by this rule, on `board` as it stands: the squares a
+    /// quiet move must land on to give a direct check. A superset: a lame
+    /// leap's intermediate square is not looked at, and a man that leaves a
+    /// square of the path (found by [`MotionTables::check_candidates`]'
+    /// leaving set) may open more.
+    #[inline]
+    pub fn for_each_landing(&self, board: &Board, sq: Square, mut visit: impl FnMut(Square)) {
+        let step = self.step;
+        let on_board = |s: Square| board[s.index()] != Cell::OFFBOARD;
+        match self.motion {
+            Motion::Leap | Motion::Lame { .. } => {
+                let from = sq.offset(-step);
+                if on_board(from) {
+                    visit(from);
+                }
+            }
+            Motion::Ride { min, max } => {
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-step);
+                    if !on_board(s) {
+                        return;
+                    }
+                    if k >= min {
+                        visit(s);
+                    }
+                    if !board[s.index()].is_empty() {
+                        return;
+                    }
+                }
+            }
+            Motion::Hop => {
+                // Past the first man (the screen), up to the next one.
+                let mut s = sq.offset(-step);
+                while board[s.index()].is_empty() {
+                    s = s.offset(-step);
+                }
+                if !on_board(s) {
+                    return;
+                }
+                s = s.offset(-step);
+                while on_board(s) {
+                    visit(s);
+                    if !board[s.index()].is_empty() {
+                        return;
+                    }
+                    s = s.offset(-step);
+                }
+            }
+            Motion::Bent { second, min, max } => {
+                let mut s = sq;
+                for k in 1..=max {
+                    s = s.offset(-second);
+                    if !board[s.index()].is_empty() {
+                        return;
+                    }
+                    let from = s.offset(-step);
+                    if k >= min && on_board(from) {
+                        visit(from);
+                    }
+                }
             }
         }
     }

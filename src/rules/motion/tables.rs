@@ -23,6 +23,39 @@ pub struct Attacker {
 /// The attackers of a square (see [`MotionTables::attackers`]); never allocates.
 pub type AttackerList = ArrayVec<Attacker, MAX_ATTACKERS>;
 
+/// Where a quiet move or drop of one side could give check (see
+/// [`MotionTables::check_candidates`]): a move that lands on none of its
+/// man's direct squares, leaves none of the `leaving` squares and arrives
+/// on none of the `arriving` ones cannot check.
+#[derive(Clone, Debug)]
+pub struct CheckCandidates {
+    /// Per attack rule: the cells it moves (bit = cell) and the squares
+    /// from which such a man would attack the king.
+    direct: ArrayVec<(u128, SquareSet), 64>,
+    /// Every rule's squares together: most moves land outside them all.
+    any_direct: SquareSet,
+    /// Men whose leaving could uncover an attack on the king.
+    leaving: SquareSet,
+    /// Empty squares where an arriving man would become a hopper's screen.
+    arriving: SquareSet,
+    /// False when the sets cannot tell (an attack off the lines, or more
+    /// rules than the list holds): every move may check.
+    exact: bool,
+}
+
+impl CheckCandidates {
+    /// Whether `mover`, leaving `from` (None for a drop) for the empty
+    /// square `to`, might give check; false only when it cannot.
+    #[inline]
+    pub fn may_check(&self, mover: Cell, from: Option<Square>, to: Square) -> bool {
+        !self.exact
+            || from.is_some_and(|f| self.leaving.contains(f))
+            || self.arriving.contains(to)
+            || (self.any_direct.contains(to)
+                && self.direct.iter().any(|(cells, squares)| cells >> mover.0 & 1 != 0 && squares.contains(to)))
+    }
+}
+
 /// Side of the table of displacements from an attacked square.
 const ALIGN_SIDE: i32 = 2 * MAX_BOARD_SIDE as i32 - 1;
 const ALIGN_CELLS: usize = (ALIGN_SIDE * ALIGN_SIDE) as usize;
@@ -198,6 +231,32 @@ impl MotionTables {
                 false
             });
         }
+    }
+
+    /// The squares where a quiet move of `by` could give check to the king
+    /// on `king`, on `board` as it stands: each attack rule's landing
+    /// squares, and the exposure sets for discovered checks and new screens.
+    pub fn check_candidates(&self, board: &Board, king: Square, by: Color) -> CheckCandidates {
+        let (leaving, arriving) = self.exposure(board, king, by);
+        let mut candidates = CheckCandidates {
+            direct: ArrayVec::new(),
+            any_direct: SquareSet::default(),
+            leaving,
+            arriving,
+            exact: self.lines_exact,
+        };
+        for rule in &self.attacks[by] {
+            let mut squares = SquareSet::default();
+            rule.for_each_landing(board, king, |s| squares.insert(s));
+            for (all, these) in candidates.any_direct.0.iter_mut().zip(squares.0) {
+                *all |= these;
+            }
+            if candidates.direct.try_push((rule.cells, squares)).is_err() {
+                candidates.exact = false;
+                break;
+            }
+        }
+        candidates
     }
 
     /// Around `king` of colour `!by` on `board`: the squares whose man, by

@@ -7,6 +7,14 @@ use crate::rules::geometry::Square;
 use crate::rules::moves::{MoveKind, MoveList};
 use crate::rules::piece::PieceKind;
 
+/// A shipped variant's position from `fen` and its full evaluation.
+fn position_and_eval(variant: &str, fen: &str) -> (Position, Evaluator) {
+    let reg = crate::eval::catalogue::Catalogue::builtin();
+    let v = reg.get(variant).expect("variant ships");
+    let pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
+    (pos, reg.evaluator(&v, EvalMode::Full))
+}
+
 /// Searches `fen` with the full evaluation, passing the events on.
 fn search_reporting(
     variant: &str,
@@ -14,10 +22,7 @@ fn search_reporting(
     limits: Limits,
     on_event: &mut dyn FnMut(SearchEvent),
 ) -> (SearchResult, Position) {
-    let reg = crate::eval::catalogue::Catalogue::builtin();
-    let v = reg.get(variant).expect("variant ships");
-    let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-    let eval = reg.evaluator(&v, EvalMode::Full);
+    let (mut pos, eval) = position_and_eval(variant, fen);
     let tt = TranspositionTable::new(4);
     let control = SearchControl::default();
     let result = Search::new(&mut pos, &tt, &eval, &control, &limits).run(on_event);
@@ -370,10 +375,7 @@ fn seldepth_counts_principal_variation_nodes_only() {
 
 /// Quiescence from `fen` (full window, its first ply) with `qs_checks` set to `value`.
 fn qsearch_with_checks(variant: &str, fen: &str, value: i64) -> i32 {
-    let reg = crate::eval::catalogue::Catalogue::builtin();
-    let v = reg.get(variant).expect("variant ships");
-    let mut pos = Position::from_fen(Arc::clone(&v), fen).expect("valid FEN");
-    let eval = reg.evaluator(&v, EvalMode::Full);
+    let (mut pos, eval) = position_and_eval(variant, fen);
     let tt = TranspositionTable::new(1);
     let control = SearchControl::default();
     let mut params = DEFAULT_PARAMS;

@@ -696,28 +696,10 @@ impl Position {
     /// board; anything else is played and taken back
     /// ([`Position::gives_check_played`]).
     pub fn gives_check(&mut self, m: Move) -> bool {
-        let (from, to) = (m.from(), m.to());
-        let quiet_step = matches!(m.kind(), MoveKind::Normal | MoveKind::DoublePush | MoveKind::Drop);
-        if !quiet_step || self.in_setup() || !self.board[to.index()].is_empty() {
-            return self.gives_check_played(m);
+        match self.quiet_arrival(m) {
+            Some((man, from)) => self.checks_on_bare_board(man, from, m.to()),
+            None => self.gives_check_played(m),
         }
-        let us = self.side;
-        let king = self.kings[!us];
-        if king == NO_SQUARE {
-            return false;
-        }
-        let lifted = if m.kind() == MoveKind::Drop {
-            Cell::piece(us, m.piece())
-        } else {
-            std::mem::replace(&mut self.board[from.index()], Cell::EMPTY)
-        };
-        self.board[to.index()] = lifted;
-        let check = self.attacked_by(king, us);
-        self.board[to.index()] = Cell::EMPTY;
-        if m.kind() != MoveKind::Drop {
-            self.board[from.index()] = lifted;
-        }
-        check
     }
 
     /// Where a quiet move or drop of the side to move could give check:
@@ -731,17 +713,46 @@ impl Position {
     /// [`Position::gives_check`], answered at once for a quiet move or drop
     /// that `candidates` (this position's) rule out.
     pub fn gives_check_among(&mut self, m: Move, candidates: &CheckCandidates) -> bool {
-        let (from, to) = (m.from(), m.to());
-        let ruled_out = match m.kind() {
-            MoveKind::Normal | MoveKind::DoublePush if self.board[to.index()].is_empty() => {
-                !candidates.may_check(self.board[from.index()], Some(from), to)
+        match self.quiet_arrival(m) {
+            Some((man, from)) => {
+                candidates.may_check(man, from, m.to()) && self.checks_on_bare_board(man, from, m.to())
             }
-            MoveKind::Drop if self.board[to.index()].is_empty() => {
-                !candidates.may_check(Cell::piece(self.side, m.piece()), None, to)
-            }
-            _ => false,
-        };
-        !ruled_out && self.gives_check(m)
+            None => self.gives_check_played(m),
+        }
+    }
+
+    /// For a quiet move or drop onto an empty square (out of setup): the man
+    /// that arrives and the square it leaves (None for a drop). None for
+    /// every other move, whose check is found by playing it.
+    fn quiet_arrival(&self, m: Move) -> Option<(Cell, Option<Square>)> {
+        if self.in_setup() || !self.board[m.to().index()].is_empty() {
+            return None;
+        }
+        match m.kind() {
+            MoveKind::Normal | MoveKind::DoublePush => Some((self.board[m.from().index()], Some(m.from()))),
+            MoveKind::Drop => Some((Cell::piece(self.side, m.piece()), None)),
+            _ => None,
+        }
+    }
+
+    /// Whether `man`, leaving `from` for the empty square `to`, attacks the
+    /// opponent's king: asked on the board with the man moved, which is
+    /// then put back.
+    fn checks_on_bare_board(&mut self, man: Cell, from: Option<Square>, to: Square) -> bool {
+        let (us, king) = (self.side, self.kings[!self.side]);
+        if king == NO_SQUARE {
+            return false;
+        }
+        if let Some(from) = from {
+            self.board[from.index()] = Cell::EMPTY;
+        }
+        self.board[to.index()] = man;
+        let check = self.attacked_by(king, us);
+        self.board[to.index()] = Cell::EMPTY;
+        if let Some(from) = from {
+            self.board[from.index()] = man;
+        }
+        check
     }
 
     /// [`Position::gives_check`] the slow way, for every move: played and

@@ -80,6 +80,13 @@ impl SquareSet {
     pub fn contains(&self, sq: Square) -> bool {
         self.0[sq.index() >> 6] >> (sq.index() & 63) & 1 != 0
     }
+    /// Adds every square of `other`.
+    #[inline]
+    pub fn union_with(&mut self, other: &SquareSet) {
+        for (word, more) in self.0.iter_mut().zip(other.0) {
+            *word |= more;
+        }
+    }
 }
 
 /// The size of a board: files x ranks.
@@ -196,6 +203,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_union_holds_the_squares_of_both_sets() {
+        let squares = [Square(21), Square(70), Square(150), Square(220)];
+        let (mut a, mut b) = (SquareSet::default(), SquareSet::default());
+        a.insert(squares[0]);
+        a.insert(squares[2]);
+        b.insert(squares[1]);
+        b.insert(squares[2]);
+        b.insert(squares[3]);
+        a.union_with(&b);
+        assert!(squares.iter().all(|&sq| a.contains(sq)));
+        assert!(!a.contains(Square(22)) && !a.contains(Square(149)));
+        assert!(!b.contains(squares[0]), "the other set is left as it was");
     }
 
     #[test]

@@ -370,8 +370,9 @@ impl AttackRule {
     /// Walks back from `sq` to the men that attack it by this rule, calling
     /// `found(from, screen)` for each (`screen`: the hurdle of a hopper);
     /// stops, returning true, as soon as `found` does. The square `sq`
-    /// itself is never read, so its occupant does not matter. The one
-    /// reverse walker: the attack test and the attackers list use it.
+    /// itself is never read, so its occupant does not matter. The attack
+    /// test and the attackers list both use it; [`AttackRule::for_each_landing`]
+    /// walks the same paths for the squares a man could still arrive on.
     #[inline(always)]
     pub fn for_each_attacker(
         &self,

@@ -248,9 +248,7 @@ impl MotionTables {
         for rule in &self.attacks[by] {
             let mut squares = SquareSet::default();
             rule.for_each_landing(board, king, |s| squares.insert(s));
-            for (all, these) in candidates.any_direct.0.iter_mut().zip(squares.0) {
-                *all |= these;
-            }
+            candidates.any_direct.union_with(&squares);
             if candidates.direct.try_push((rule.cells, squares)).is_err() {
                 candidates.exact = false;
                 break;

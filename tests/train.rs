@@ -458,6 +458,55 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
     assert!(!ok && refused.trim().lines().count() == 1 && refused.contains("other extent"), "{refused}");
 }
 
+/// `--hidden` above an `--init` network's width widens it (the header says
+/// the new width; the run starts from the source's scores, which the
+/// library's test checks position by position); a narrower one, and
+/// widening a checkpoint (its optimiser state has the old shape), are
+/// one-line errors.
+#[test]
+fn init_with_more_hidden_neurons_widens_the_network() {
+    use std::process::Command;
+    let dir = common::TempDir::new("widen");
+    let data = dir.join("d.data");
+    let bin = env!("CARGO_BIN_EXE_menagerie");
+    let made = Command::new(bin)
+        .args(["datagen", "--variant", "chess", "--games", "4", "--nodes", "300", "--random-plies", "6", "--out"])
+        .arg(&data)
+        .output()
+        .expect("runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let train = |out: &str, extra: &[&str]| {
+        let run = Command::new(bin)
+            .current_dir(&dir)
+            .args(["train", "--variant", "chess", "--data", data.to_str().expect("utf-8"), "--threads", "1"])
+            .args(["--epochs", "1", "--batch", "64", "--shuffle-buffer", "100", "--out", out])
+            .args(extra)
+            .output()
+            .expect("runs");
+        (run.status.success(), String::from_utf8_lossy(&run.stderr).to_string())
+    };
+    let (ok, stderr) = train("narrow.nnue", &["--hidden", "8"]);
+    assert!(ok, "{stderr}");
+    let (ok, stderr) = train("wide.nnue", &["--init", "narrow.nnue", "--hidden", "24"]);
+    assert!(ok && stderr.contains("24x2"), "{stderr}");
+    let wide = file::read(&std::fs::read(dir.join("wide.nnue")).expect("written")).expect("reads");
+    assert_eq!((wide.header.hidden, wide.hidden_bias.len()), (24, 24));
+    assert!(check_fits(&wide, &Registry::builtin().get("chess").expect("ships")).is_ok());
+    // Trained, the new neurons have found a use: their output weights moved from zero.
+    assert!(wide.output_weights[8..24].iter().any(|&w| w != 0), "{:?}", &wide.output_weights[..24]);
+    // Without --hidden, the --init network's width.
+    let (ok, stderr) = train("same.nnue", &["--init", "narrow.nnue"]);
+    assert!(ok && stderr.contains("8x2"), "{stderr}");
+    for (extra, message) in [
+        (&["--init", "wide.nnue", "--hidden", "16"][..], "--hidden 16 is narrower than the --init network's 24"),
+        (&["--init", "narrow.nnue.ckpt", "--hidden", "16"][..], "--hidden 16 from a checkpoint of 8 hidden"),
+    ] {
+        let (ok, refused) = train("refused.nnue", extra);
+        assert!(!ok && refused.trim().lines().count() == 1 && refused.contains(message), "{refused}");
+    }
+    assert!(!dir.join("refused.nnue").exists());
+}
+
 /// `--outputs`: a single-output network given output buckets starts as
 /// it was (every bucket a copy of its output, so the same scores), and
 /// trained on, its buckets learn apart and fit the data.

@@ -371,7 +371,8 @@ pub struct TrainState {
 }
 
 impl TrainState {
-    /// A run's start: `plan.init` or random weights of the seed (on a base,
+    /// A run's start: `plan.init` (widened to the plan's width, new neurons
+    /// drawn from the seed) or random weights of the seed (on a base,
     /// adding almost nothing), a fresh Adam, the seed's shuffle.
     pub fn new(variant: &Variant, plan: &TrainPlan, on_base: bool) -> TrainState {
         let net = match &plan.init {
@@ -386,6 +387,7 @@ impl TrainState {
                 net
             }
         }
+        .with_hidden(plan.hidden, plan.seed)
         .with_output_buckets(plan.outputs.0, plan.outputs.1)
         .with_king_buckets(&plan.king_buckets);
         let adam = Adam::new(parameter_count(&net), ADAM_EPSILON);

@@ -29,9 +29,12 @@ pub struct TrainArgs {
     /// Data files from `menagerie datagen` (shards may be given one by one).
     #[arg(long, required = true, num_args = 1..)]
     pub data: Vec<PathBuf>,
-    /// Hidden neurons per perspective.
-    #[arg(long, default_value_t = 64)]
-    pub hidden: usize,
+    /// Hidden neurons per perspective (default 64). With --init, a width
+    /// above the network's widens it: the new neurons start with small
+    /// random input weights and zero output weights, so the run starts from
+    /// its scores.
+    #[arg(long)]
+    pub hidden: Option<usize>,
     /// Activation: crelu or screlu.
     #[arg(long, default_value = "screlu")]
     pub activation: String,
@@ -88,8 +91,9 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1.0)]
     pub weight_decay: f32,
     /// Start from this network instead of random weights (to go on training
-    /// it on new data); its width, activation and base replace --hidden,
-    /// --activation and --base. A checkpoint brings Adam's state along too.
+    /// it on new data); its width (unless --hidden widens it), activation
+    /// and base replace --hidden, --activation and --base. A checkpoint
+    /// brings Adam's state along too.
     #[arg(long)]
     pub init: Option<PathBuf>,
     /// Output buckets by the men on the board (1: one output). With --init
@@ -183,12 +187,15 @@ fn describe_shards(mut shards: Vec<(usize, usize)>) -> String {
     format!("{noun} {} of {}", parts.join(", "), counts.join("/"))
 }
 
+/// Hidden neurons per perspective of a network trained from scratch.
+const DEFAULT_HIDDEN: usize = 64;
+
 /// Runs `menagerie train`; the error is the line `main` prints.
 pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), String> {
     let variant = catalogue.get(&args.variant).ok_or_else(|| format!("unknown variant '{}'", args.variant))?;
     let activation = Activation::from_name(&args.activation)
         .ok_or_else(|| format!("unknown activation '{}' (crelu or screlu)", args.activation))?;
-    if !(1..=crate::eval::nnue::network::MAX_HIDDEN).contains(&args.hidden) {
+    if !(1..=crate::eval::nnue::network::MAX_HIDDEN).contains(&args.hidden.unwrap_or(DEFAULT_HIDDEN)) {
         return Err(format!("--hidden must be 1 to {}", crate::eval::nnue::network::MAX_HIDDEN));
     }
     if !(args.rate > 0.0 && args.final_rate.unwrap_or(args.rate) > 0.0) {
@@ -259,9 +266,19 @@ pub fn run_train_command(args: &TrainArgs, catalogue: &Catalogue) -> Result<(), 
     let (hidden, activation, base_name) = match &init {
         Some(init) => {
             let h = &init.net.header;
-            (h.hidden, h.activation, if h.linear_base { "linear" } else { "none" })
+            let hidden = args.hidden.unwrap_or(h.hidden);
+            if hidden < h.hidden {
+                return Err(format!("--hidden {hidden} is narrower than the --init network's {}", h.hidden));
+            }
+            if hidden > h.hidden && init.adam.is_some() {
+                return Err(format!(
+                    "--hidden {hidden} from a checkpoint of {} hidden: its optimiser state has another shape; --init its .nnue",
+                    h.hidden
+                ));
+            }
+            (hidden, h.activation, if h.linear_base { "linear" } else { "none" })
         }
-        None => (args.hidden, activation, args.base.as_str()),
+        None => (args.hidden.unwrap_or(DEFAULT_HIDDEN), activation, args.base.as_str()),
     };
     let plan = TrainPlan {
         hidden,

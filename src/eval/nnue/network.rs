@@ -252,6 +252,37 @@ impl FloatNetwork {
         self
     }
 
+    /// This network widened to `hidden` neurons per perspective (a width no
+    /// larger keeps it as it is). The new neurons get small random input
+    /// weights of `seed` and zero bias and output weights, so the network
+    /// scores every position as before (the quantized one exactly: a zero
+    /// output weight adds nothing) while training finds them a use (their
+    /// output weights learn first, from the activations the random inputs give).
+    pub fn with_hidden(mut self, hidden: usize, seed: u64) -> FloatNetwork {
+        let old = self.header.hidden;
+        if hidden <= old {
+            return self;
+        }
+        let mut rng = crate::rules::zobrist::SplitMix64(seed);
+        // The scale of `random`'s first weights: about 32 active inputs sum to 0..1.
+        let mut small = || ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * 0.1;
+        let mut weights = Vec::with_capacity(self.inputs * hidden);
+        for row in self.hidden_weights.chunks_exact(old) {
+            weights.extend_from_slice(row);
+            weights.extend((old..hidden).map(|_| small()));
+        }
+        self.hidden_weights = weights;
+        self.hidden_bias.resize(hidden, 0.0);
+        // Per output bucket: the side to move's weights, then the other side's.
+        self.output_weights = self
+            .output_weights
+            .chunks_exact(old)
+            .flat_map(|half| half.iter().copied().chain(std::iter::repeat_n(0.0, hidden - old)))
+            .collect();
+        self.header.hidden = hidden;
+        self
+    }
+
     /// The accumulator of a set of active inputs: the bias plus their rows.
     pub fn accumulate(&self, active: &[usize], out: &mut [f32]) {
         let h = self.header.hidden;

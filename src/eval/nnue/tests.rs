@@ -768,3 +768,39 @@ fn a_network_expanded_into_king_buckets_scores_as_its_source() {
         assert_ne!(evaluate_float(&two, &start), evaluate_float(&mirrored, &start));
     }
 }
+
+/// A network widened with new neurons scores every position of random
+/// games as its source did, float and quantized alike, whatever its inputs
+/// and output buckets; the new neurons' input weights are drawn (so they
+/// have activations to learn from), their output weights are zero.
+#[test]
+fn a_widened_network_scores_as_its_source() {
+    for (variant, inputs) in
+        [("capablanca", Inputs::WholeBuckets), ("clockwork", Inputs::KingMirror), ("chess", Inputs::Plain)]
+    {
+        let v = Registry::builtin().get(variant).expect("ships");
+        let source = bucketed(random_network(&v, 16, Activation::SquaredClippedRelu, 31, inputs), 4, 32);
+        let wide = source.clone().with_hidden(40, 32);
+        assert_eq!((wide.header.hidden, wide.hidden_bias.len()), (40, 40));
+        assert_eq!((wide.hidden_weights.len(), wide.output_weights.len()), (40 * source.inputs, 4 * 2 * 40));
+        // Each input row: the source's 16 weights, then 24 new ones, not all zero.
+        for (row, old) in wide.hidden_weights.chunks_exact(40).zip(source.hidden_weights.chunks_exact(16)) {
+            assert_eq!(&row[..16], old);
+            assert!(row[16..].iter().any(|&w| w != 0.0) && row[16..].iter().all(|w| w.abs() <= 0.1));
+        }
+        for (half, old) in wide.output_weights.chunks_exact(40).zip(source.output_weights.chunks_exact(16)) {
+            assert_eq!((&half[..16], half[16..].iter().all(|&w| w == 0.0)), (old, true));
+        }
+        let (wide_q, source_q) = (wide.quantize(), source.quantize());
+        let mut compared = 0;
+        random_games(variant, 3, 120, |pos, _| {
+            assert_eq!(evaluate_float(&wide, pos), evaluate_float(&source, pos), "{variant}: {}", pos.to_fen());
+            assert_eq!(evaluate_fresh(&wide_q, pos), evaluate_fresh(&source_q, pos), "{variant}: {}", pos.to_fen());
+            compared += 1;
+        });
+        assert!(compared > 100, "{variant}: {compared} positions");
+        // No wider: the network as it was.
+        assert_eq!(source.clone().with_hidden(16, 32), source);
+        assert_eq!(source.clone().with_hidden(8, 32), source);
+    }
+}

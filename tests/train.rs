@@ -327,6 +327,18 @@ fn a_state_saved_between_epochs_goes_on_to_the_unbroken_run() {
     }
 }
 
+/// `d.data` in `dir`: `games` short chess games of `menagerie datagen`.
+fn chess_games(dir: &std::path::Path, games: &str) -> std::path::PathBuf {
+    let data = dir.join("d.data");
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_menagerie"))
+        .args(["datagen", "--variant", "chess", "--games", games, "--nodes", "300", "--random-plies", "6", "--out"])
+        .arg(&data)
+        .output()
+        .expect("runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    data
+}
+
 /// One line of `train`'s epoch report without its time: `epoch N: losses`.
 fn epoch_lines(stderr: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(stderr);
@@ -343,14 +355,8 @@ fn epoch_lines(stderr: &[u8]) -> Vec<String> {
 fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
     use std::process::Command;
     let dir = common::TempDir::new("resume");
-    let data = dir.join("d.data");
+    let data = chess_games(&dir, "6");
     let bin = env!("CARGO_BIN_EXE_menagerie");
-    let made = Command::new(bin)
-        .args(["datagen", "--variant", "chess", "--games", "6", "--nodes", "300", "--random-plies", "6", "--out"])
-        .arg(&data)
-        .output()
-        .expect("runs");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let train = |cwd: &std::path::Path, extra: &[&str]| {
         let out = Command::new(bin)
             .current_dir(cwd)
@@ -467,14 +473,8 @@ fn a_stopped_run_resumes_to_the_unbroken_runs_bytes() {
 fn init_with_more_hidden_neurons_widens_the_network() {
     use std::process::Command;
     let dir = common::TempDir::new("widen");
-    let data = dir.join("d.data");
+    let data = chess_games(&dir, "4");
     let bin = env!("CARGO_BIN_EXE_menagerie");
-    let made = Command::new(bin)
-        .args(["datagen", "--variant", "chess", "--games", "4", "--nodes", "300", "--random-plies", "6", "--out"])
-        .arg(&data)
-        .output()
-        .expect("runs");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let train = |out: &str, extra: &[&str]| {
         let run = Command::new(bin)
             .current_dir(&dir)

@@ -254,7 +254,7 @@ impl FloatNetwork {
 
     /// This network widened to `hidden` neurons per perspective (a width no
     /// larger keeps it as it is). The new neurons get small random input
-    /// weights of `seed` and zero bias and output weights, so the network
+    /// weights of `seed` (a fresh network's scale) and zero bias and output weights, so the network
     /// scores every position as before (the quantized one exactly: a zero
     /// output weight adds nothing) while training finds them a use (their
     /// output weights learn first, from the activations the random inputs give).
@@ -264,12 +264,10 @@ impl FloatNetwork {
             return self;
         }
         let mut rng = crate::rules::zobrist::SplitMix64(seed);
-        // The scale of `random`'s first weights: about 32 active inputs sum to 0..1.
-        let mut small = || ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * 0.1;
         let mut weights = Vec::with_capacity(self.inputs * hidden);
         for row in self.hidden_weights.chunks_exact(old) {
             weights.extend_from_slice(row);
-            weights.extend((old..hidden).map(|_| small()));
+            weights.extend((old..hidden).map(|_| uniform(&mut rng, FIRST_WEIGHT_SCALE)));
         }
         self.hidden_weights = weights;
         self.hidden_bias.resize(hidden, 0.0);
@@ -432,21 +430,26 @@ impl FloatNetwork {
     pub fn random(variant: &Variant, hidden: usize, activation: Activation, seed: u64) -> FloatNetwork {
         let mut net = FloatNetwork::zeros(variant, hidden, activation);
         let mut rng = crate::rules::zobrist::SplitMix64(seed);
-        let mut uniform = |scale: f32| {
-            let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-            (2.0 * unit - 1.0) * scale
-        };
-        // About 32 inputs are active at once: their sum stays near 0..1.
         for w in &mut net.hidden_weights {
-            *w = uniform(0.1);
+            *w = uniform(&mut rng, FIRST_WEIGHT_SCALE);
         }
         for b in &mut net.hidden_bias {
-            *b = uniform(0.1) + 0.1;
+            *b = uniform(&mut rng, FIRST_WEIGHT_SCALE) + 0.1;
         }
         let out = 1.0 / (hidden as f32).sqrt();
         for w in &mut net.output_weights {
-            *w = uniform(out);
+            *w = uniform(&mut rng, out);
         }
         net
     }
+}
+
+/// The bound of a fresh hidden weight: about 32 inputs are active at once,
+/// so their sum stays near 0..1.
+const FIRST_WEIGHT_SCALE: f32 = 0.1;
+
+/// A draw from `rng`, uniform in `-scale..scale`.
+fn uniform(rng: &mut crate::rules::zobrist::SplitMix64, scale: f32) -> f32 {
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (2.0 * unit - 1.0) * scale
 }

@@ -77,6 +77,7 @@ pub mod skill;
 mod skipping;
 pub mod smp;
 mod state;
+mod threats;
 mod time;
 pub mod tt;
 mod types;

@@ -237,6 +237,11 @@ pub struct SearchParams {
     /// check and lose no material by static exchange (Fairy-Stockfish's
     /// `DEPTH_QS_CHECKS`); 0 captures and promotions only.
     pub qs_checks: i32,
+    /// Quiet-move ordering by threats (Stockfish's escape bonus and en-prise
+    /// malus): a move that takes a man out of an attack by a cheaper enemy
+    /// man to a square no cheaper one attacks scores this much higher, one
+    /// that puts a man where a cheaper one attacks it this much lower; 0 off.
+    pub threat_order: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.
     pub time_percent: i32,
@@ -322,6 +327,7 @@ pub const DEFAULT_PARAMS: SearchParams = SearchParams {
     lmr_parent_moves: 0,
     lmr_extend: 0,
     qs_checks: 0,
+    threat_order: 0,
     time_percent: 100,
 };
 
@@ -437,6 +443,7 @@ by_name!(
     lmr_parent_moves,
     lmr_extend,
     qs_checks,
+    threat_order,
     time_percent,
 );
 
@@ -480,7 +487,7 @@ mod tests {
 
     #[test]
     fn every_margin_is_reached_by_its_name() {
-        assert_eq!(SearchParams::NAMES.len(), 79);
+        assert_eq!(SearchParams::NAMES.len(), 80);
         for name in SearchParams::NAMES {
             let mut params = DEFAULT_PARAMS;
             let value = DEFAULT_PARAMS.get(name).expect(name) + 1;

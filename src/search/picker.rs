@@ -16,6 +16,7 @@ use crate::rules::piece::{Cell, PieceKind};
 use crate::search::history::{PieceTo, CONTINUATION_KEYS};
 use crate::search::params::SearchParams;
 use crate::search::state::{MoveInfo, FRAME_OFFSET};
+use crate::search::threats::ThreatMap;
 
 use super::Search;
 
@@ -216,19 +217,27 @@ impl Search<'_> {
 
     /// Scores the quiet moves at and after `from` that are still unscored
     /// (as [`Search::quiet_move_score`] would, with what the moves share
-    /// read once).
+    /// read once; with `threat_order`, the histories are moved by the
+    /// threats the moves escape or walk into).
     pub(super) fn score_quiets(&mut self, moves: &mut ScoredMoves, from: usize, ply: usize) {
         let killers = self.frame(ply).killers;
         let keys = self.continuation_keys(ply);
         let counter = self.histories.counter(keys[0]);
-        let rows = self.histories.quiet_rows(self.pos.side_to_move(), keys);
+        let side = self.pos.side_to_move();
+        let rows = self.histories.quiet_rows(side, keys);
+        let bonus = self.params.threat_order;
+        let eval = self.eval;
+        let threats = (bonus != 0).then(|| ThreatMap::of(self.pos, !side, |k| eval.value(k)));
         for j in from..moves.list.len() {
             if moves.scores[j] != UNSCORED {
                 continue;
             }
             let m = moves.list[j];
-            moves.scores[j] = refutation_score(m, killers, counter)
-                .unwrap_or_else(|| self.histories.quiet_total(&rows, m, self.mover(m)));
+            moves.scores[j] = refutation_score(m, killers, counter).unwrap_or_else(|| {
+                let mover = self.mover(m);
+                let history = self.histories.quiet_total(&rows, m, mover);
+                history + threats.as_ref().map_or(0, |t| t.order_bonus(m, eval.value(mover.kind()), bonus))
+            });
         }
     }
 

@@ -71,6 +71,7 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("lmr_parent_moves", 13),
         ("lmr_extend", 1),
         ("qs_checks", 1),
+        ("threat_order", 16_000),
     ] {
         params.set(name, value).expect(name);
     }
@@ -335,6 +336,7 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_singular_quiet", 1),
         ("lmr_parent_moves", 13),
         ("qs_checks", 1),
+        ("threat_order", 16_000),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),

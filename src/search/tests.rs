@@ -71,7 +71,6 @@ fn searches_with_every_refinement_on_keep_the_accumulators_exact() {
         ("lmr_parent_moves", 13),
         ("lmr_extend", 1),
         ("qs_checks", 1),
-        ("threat_order", 16_000),
     ] {
         params.set(name, value).expect(name);
     }
@@ -336,12 +335,12 @@ fn each_refinement_changes_the_search_when_switched_on() {
         ("lmr_singular_quiet", 1),
         ("lmr_parent_moves", 13),
         ("qs_checks", 1),
-        ("threat_order", 16_000),
         // On by default: switched off.
         ("lmr_deeper_margin", 0),
         ("lmr_research_history", 0),
         ("root_eval", 0),
         ("keep_quiet_checks", 0),
+        ("threat_order", 0),
     ];
     for (name, value) in switched_on {
         let nodes = nodes_with("chess", fen, depth, &[(name, value)]);

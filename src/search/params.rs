@@ -241,7 +241,8 @@ pub struct SearchParams {
     /// malus): a move that takes a man out of an attack by a cheaper enemy
     /// man to a square no cheaper one attacks scores this much higher, one
     /// that puts a man where a cheaper one attacks it this much lower (8000:
-    /// about half a full history entry); 0 off.
+    /// about half a full history entry); 0 off. Variants with hands leave
+    /// it out (it lost in Clockwork).
     pub threat_order: i32,
     /// Time management: the share of the soft limit (after its stability
     /// scale), in percent, past which no new iteration starts.

@@ -1,7 +1,8 @@
 //! The move picker: generates a node's moves, scores them for ordering
 //! (table move, good captures by MVV-LVA and capture history, promotions,
-//! killers, counter move, quiet and continuation histories, losing captures
-//! last), picks them best first, and teaches the histories after a cutoff.
+//! killers, counter move, quiet and continuation histories moved by the
+//! threats a move escapes or walks into, losing captures last), picks them
+//! best first, and teaches the histories after a cutoff.
 //! Work is put off until the picker needs it: a capture's static exchange
 //! until it is reached; the killers and the counter move are found among
 //! the quiet moves once the captures that keep material and the promotions
@@ -225,7 +226,10 @@ impl Search<'_> {
         let counter = self.histories.counter(keys[0]);
         let side = self.pos.side_to_move();
         let rows = self.histories.quiet_rows(side, keys);
-        let bonus = self.params.threat_order;
+        // Not in variants with hands: there a threatened man also comes
+        // back to be dropped, and the ordering lost in Clockwork
+        // (docs/search-log.md, twenty-fifth session).
+        let bonus = if self.pos.variant().hands { 0 } else { self.params.threat_order };
         let eval = self.eval;
         let threats = (bonus != 0).then(|| ThreatMap::of(self.pos, !side, |k| eval.value(k)));
         for j in from..moves.list.len() {

@@ -34,6 +34,8 @@ impl ThreatMap {
             if v == 0 {
                 continue;
             }
+            // Initial-only rules (a pawn's double step) are left out, as the
+            // evaluation's attack maps leave them out.
             for rule in motion.rules(by, c.kind()).iter().filter(|r| !r.initial_only) {
                 for_each_attacked(board, sq, rule, |to| {
                     let least = &mut cheapest[to.index()];
@@ -83,7 +85,7 @@ mod tests {
     use crate::eval::EvalMode;
 
     /// The ordering bonus (at 1000) of each move in `moves` for the side to
-    /// move in `fen`, and the threat map behind them.
+    /// move in `fen`, from the threat map of the other side.
     fn bonuses(variant: &str, fen: &str, moves: &[&str]) -> Vec<i32> {
         let catalogue = Catalogue::builtin();
         let v = catalogue.get(variant).expect("variant ships");
@@ -105,7 +107,7 @@ mod tests {
         // A black pawn on d5 attacks the knight on e4 and the square c4.
         let fen = "4k3/8/8/3p4/4N3/8/8/4KB2 w - - 0 1";
         // Knight out of the pawn's attack; bishop into it; bishop to a safe
-        // square; the king (no value) and the castling-free king move: 0.
+        // square; a king move (the king has no value): 0.
         assert_eq!(bonuses("chess", fen, &["e4c3", "f1c4", "f1d3", "e1d2"]), [1000, -1000, 0, 0]);
         // The knight to c5: out of the pawn's attack, onto a square the
         // pawn does not attack (it takes forward, towards rank 1).
@@ -122,8 +124,9 @@ mod tests {
         // and d3 (as a knight); the white chancellor on e3 is worth more.
         let fen = "9k/10/10/2a7/10/4C5/10/4K5 w - - 0 1";
         assert_eq!(bonuses("capablanca", fen, &["e3h3", "e3e2", "e3d3"]), [1000, 1000, 0]);
-        // From e2 the chancellor walks into the knight leap (e4) or the
-        // diagonal (e3, and d4 by its own knight leap), or to a safe square.
+        // From e2 the chancellor walks into the archbishop's knight leap
+        // (e4) or its diagonal (e3, and d4, which the chancellor reaches by
+        // its own knight leap), or to a safe square (c3).
         let fen = "9k/10/10/2a7/10/10/4C5/4K5 w - - 0 1";
         assert_eq!(bonuses("capablanca", fen, &["e2e4", "e2e3", "e2d4", "e2c3"]), [-1000, -1000, -1000, 0]);
         // Clockwork: a knight dropped where the pawn on d5 takes loses; a
